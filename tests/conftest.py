@@ -1,0 +1,44 @@
+"""Shared test helpers: the source's JavaScript, run by Node.js as an independent oracle."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Callable
+
+import pytest
+
+# The source document's seeded(), verbatim apart from the TypeScript annotations.
+SEEDED_JS = """
+function seeded(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+"""
+
+
+@pytest.fixture(scope="session")
+def run_js() -> Callable[[str], object]:
+    """Run a JavaScript snippet after the source's ``seeded`` and parse what it prints as JSON."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js is not installed; the pure-Python oracle still runs")
+
+    def run(snippet: str) -> object:
+        completed = subprocess.run(
+            [node, "-e", SEEDED_JS + snippet],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        )
+        return json.loads(completed.stdout)
+
+    return run
