@@ -1,0 +1,37 @@
+"""passk_lab: measure how reliably an AI agent does a job.
+
+Run every task several times, keep every run, and report pass@1 (the mean
+single-run success rate) next to pass^k (the share of tasks that succeed on all
+k runs), against the analytic curve p^k.
+
+Examples
+--------
+>>> import passk_lab as pk
+>>> result = pk.evaluate(pk.coin_tasks(p=0.85, tasks=40, seed=42), k=5)
+>>> result.pass_at_1, result.pass_pow_k
+(0.86, 0.45)
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from passk_lab.harness import EvalResult, Guard, Task, evaluate, evaluate_async
+from passk_lab.seeded import mulberry32, seeded
+from passk_lab.simulate import coin_tasks, simulate_coin
+
+try:
+    __version__ = version("passk-lab")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"
+
+__all__ = [
+    "EvalResult",
+    "Guard",
+    "Task",
+    "__version__",
+    "coin_tasks",
+    "evaluate",
+    "evaluate_async",
+    "mulberry32",
+    "seeded",
+    "simulate_coin",
+]
