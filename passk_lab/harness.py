@@ -172,7 +172,7 @@ def _plan(tasks: Sequence[Task[Any]], k: object, timeout_ms: object, guard: Guar
             "guard only applies under a time budget; pass timeout_ms as well, or drop guard"
         )
     per_run = _per_run_ms(timeout_ms, len(task_list) * runs_per_task)
-    return _Plan(task_list, ids, runs_per_task, per_run, guard or _thread_timeout)
+    return _Plan(task_list, ids, runs_per_task, per_run, guard or _default_guard)
 
 
 def _is_async(fn: Callable[..., Any]) -> bool:
@@ -218,7 +218,7 @@ def _in_daemon_thread(fn: Callable[[], Any]) -> asyncio.Future[Any]:
     return future
 
 
-async def _thread_timeout(fn: Callable[[], Any], ms: int) -> Any:
+async def _default_guard(fn: Callable[[], Any], ms: int) -> Any:
     """Run ``fn`` within ``ms`` milliseconds or raise ``TimeoutError`` (the default guard).
 
     An async run is cancelled when its time is up. A plain function runs in a
