@@ -1,0 +1,262 @@
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import passk_lab as pk
+from passk_lab.outcomes import as_tally
+
+
+@st.composite
+def runs_tables(draw, groups=False, errors=False):
+    """Random runs tables: unequal runs per task, gaps in run indices, rows in any order."""
+    rows = []
+    group_names = ["m1", "m2"] if groups else [None]
+    for group in group_names:
+        n_tasks = draw(st.integers(1, 5))
+        for task in range(n_tasks):
+            runs = draw(st.lists(st.integers(0, 7), min_size=1, max_size=6, unique=True))
+            for run in runs:
+                row = {"task": task, "run": run, "passed": draw(st.booleans())}
+                if groups:
+                    row["model"] = group
+                if errors:
+                    row["error"] = draw(st.sampled_from([None, None, "ValueError: boom"]))
+                rows.append(row)
+    frame = pd.DataFrame(rows)
+    order = draw(st.permutations(range(len(frame))))
+    return frame.iloc[list(order)].reset_index(drop=True)
+
+
+def expected_tally(runs, by=()):
+    """The tally the slow way: a pandas group-by in order of first appearance."""
+    keys = [*by, "task"]
+    failed = runs["error"].notna() if "error" in runs else False
+    grouped = runs.assign(ok=runs["passed"] & ~failed).groupby(keys, sort=False)
+    return grouped.agg(n=("run", "size"), c=("ok", "sum")).reset_index()
+
+
+# --- tally ----------------------------------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(runs_tables())
+def test_tally_counts_runs_and_passes_like_a_group_by(runs):
+    pd.testing.assert_frame_equal(pk.tally(runs), expected_tally(runs), check_dtype=False)
+
+
+@settings(max_examples=100, deadline=None)
+@given(runs_tables(groups=True))
+def test_tally_counts_within_groups(runs):
+    got = pk.tally(runs, by="model")
+    assert list(got.columns) == ["model", "task", "n", "c"]
+    pd.testing.assert_frame_equal(got, expected_tally(runs, ["model"]), check_dtype=False)
+
+
+def test_tally_of_sorted_and_shuffled_tables_agree():
+    rng = np.random.default_rng(1)
+    runs = pk.simulate_coin(p=0.6, tasks=300, k=7, seed=3)
+    runs["task"] = rng.permutation(300)[runs["task"]]  # task ids not in order
+    shuffled = runs.sample(frac=1, random_state=2)
+    by_task = pk.tally(runs).set_index("task").sort_index()
+    pd.testing.assert_frame_equal(pk.tally(shuffled).set_index("task").sort_index(), by_task)
+    assert (by_task["n"] == 7).all()
+    assert by_task["c"].sum() == runs["passed"].sum()
+
+
+def test_tally_accepts_string_categorical_and_numpy_ids():
+    runs = pk.simulate_coin(p=0.5, tasks=4, k=3, seed=9)
+    base = pk.tally(runs)
+    for ids in (
+        runs["task"].map("task-{}".format),
+        runs["task"].astype("category"),
+        runs["task"].astype(np.uint16),
+        runs["task"].astype(float) / 2,
+    ):
+        got = pk.tally(runs.assign(task=ids))
+        np.testing.assert_array_equal(got["n"], base["n"])
+        np.testing.assert_array_equal(got["c"], base["c"])
+        assert got["task"].tolist() == pd.unique(ids).tolist()
+
+
+def test_a_reward_passes_at_the_threshold_with_tau_bench_tolerance():
+    runs = pd.DataFrame({"task": 0, "run": range(5), "reward": [1.0, 1 - 1e-7, 1 - 1e-5, 0.5, 0.0]})
+    assert pk.tally(runs)["c"].item() == 2
+    assert pk.tally(runs, threshold=0.5)["c"].item() == 4
+    np.testing.assert_array_equal(pk.passed_from_reward([0.79, 0.8], 0.8), [False, True])
+
+
+def test_passed_as_zero_one_integers_and_nullable_booleans():
+    runs = pd.DataFrame({"task": [0, 0, 1], "run": [0, 1, 0], "passed": [1, 0, 1]})
+    assert pk.tally(runs)["c"].tolist() == [1, 1]
+    nullable = runs.assign(passed=runs["passed"].astype("boolean"))
+    assert pk.tally(nullable)["c"].tolist() == [1, 1]
+
+
+def test_errored_and_timed_out_runs_are_failures_or_left_out():
+    runs = pd.DataFrame(
+        {
+            "task": ["a"] * 4 + ["b"] * 4,
+            "run": [0, 1, 2, 3] * 2,
+            "passed": [True, False, False, True, True, True, False, False],
+            "error": [None, "TimeoutError: slow", None, None, None, None, "KeyError: x", None],
+            "timed_out": [False, True, False, False, False, False, False, True],
+        }
+    )
+    fail = pk.tally(runs)
+    assert fail[["n", "c", "n_errors"]].to_numpy().tolist() == [[4, 2, 1], [4, 2, 2]]
+    exclude = pk.tally(runs, errors="exclude")
+    assert exclude[["n", "c", "n_errors"]].to_numpy().tolist() == [[3, 2, 1], [2, 2, 2]]
+
+
+def test_a_run_marked_passed_that_errored_is_a_failure_with_a_warning():
+    runs = pd.DataFrame({"task": 0, "run": [0, 1], "passed": True, "error": [None, "E: x"]})
+    with pytest.warns(UserWarning, match="1 run\\(s\\) are marked passed but also errored"):
+        assert pk.tally(runs)["c"].item() == 1
+
+
+def test_the_harness_runs_table_is_a_runs_table():
+    def broken():
+        raise RuntimeError("no")
+
+    result = pk.evaluate([pk.Task(run=lambda: True), pk.Task(run=broken)], k=3)
+    got = pk.tally(result.runs)
+    assert got.to_numpy().tolist() == [[0, 3, 3, 0], [1, 3, 0, 3]]
+
+
+# --- refusals -------------------------------------------------------------------------
+
+GOOD = pd.DataFrame({"task": [0, 0, 1, 1], "run": [0, 1, 0, 1], "passed": [True] * 4})
+
+
+@pytest.mark.parametrize(
+    ("runs", "by", "message"),
+    [
+        (GOOD.drop(columns="task"), None, "runs has no task column"),
+        (GOOD.drop(columns="run"), None, "runs has no column 'run'"),
+        (GOOD.drop(columns="passed"), None, "neither a passed nor a reward column"),
+        (GOOD, "model", "runs has no column 'model'"),
+        (GOOD.iloc[:0], None, "runs is empty"),
+        (GOOD.assign(run=[0, 0, 0, 1]), None, "run 0 of task=0 appears 2 times"),
+        (GOOD.assign(run=[1, 0, 1, 1]), None, "run 1 of task=1 appears 2 times"),
+        (GOOD.assign(run=[0, 1, 0, 0]).iloc[::-1], None, "run 0 of task=1 appears 2 times"),
+        (GOOD.assign(run=[0, -1, 0, 1]), None, "run must be >= 0, got -1 at row 1"),
+        (GOOD.assign(run=[0, 0.5, 0, 1]), None, "run must hold whole numbers"),
+        (GOOD.assign(run=["0", "1", "0", "1"]), None, "run must hold integers"),
+        (GOOD.assign(run=[0, None, 0, 1]), None, "run is missing in 1 row"),
+        (GOOD.assign(passed=["yes", "no", "yes", "no"]), None, "passed must be boolean"),
+        (GOOD.assign(passed=[1, 2, 0, 1]), None, "passed must be boolean"),
+        (GOOD.assign(passed=[1.0, np.nan, 0, 1]), None, "passed is missing in 1 run"),
+        (
+            GOOD.assign(passed=pd.array([True, None, True, True], dtype="boolean")),
+            None,
+            "passed is missing",
+        ),
+        (GOOD.drop(columns="passed").assign(reward=[1, np.nan, 0, 1]), None, "reward is missing"),
+        (GOOD.drop(columns="passed").assign(reward=["a"] * 4), None, "reward must hold numbers"),
+        (GOOD.assign(task=[0, 0, None, None]), None, "task is missing in 2 row"),
+        (GOOD.assign(timed_out=[0, 1, 0, 0]), None, "timed_out must be boolean"),
+        (GOOD, "task", "by='task' is a column of every runs table"),
+    ],
+)
+def test_bad_runs_are_refused_with_a_message_that_names_the_fix(runs, by, message):
+    with pytest.raises(ValueError, match=message.replace("(", "\\(").replace(")", "\\)")):
+        pk.tally(runs, by=by)
+
+
+def test_duplicates_are_runs_of_the_same_task_in_the_same_group_only():
+    runs = pd.concat([GOOD.assign(model="a"), GOOD.assign(model="b")], ignore_index=True)
+    assert len(pk.tally(runs, by="model")) == 4
+    with pytest.raises(ValueError, match="run 0 of task=0 appears 2 times"):
+        pk.tally(runs)
+    with pytest.raises(ValueError, match="run 1 of model='b', task=0 appears 2 times"):
+        pk.tally(pd.concat([runs, runs.iloc[[5]]]), by="model")
+
+
+def test_duplicates_with_huge_run_indices_are_found_too():
+    runs = GOOD.assign(run=[10**12, 3, 10**12, 10**12])
+    with pytest.raises(ValueError, match=f"run {10**12} of task=1 appears 2 times"):
+        pk.tally(runs)
+
+
+def test_other_refusals():
+    with pytest.raises(TypeError, match="runs must be a pandas DataFrame"):
+        pk.tally([1, 2, 3])
+    with pytest.raises(ValueError, match="errors must be 'fail'"):
+        pk.tally(GOOD, errors="ignore")
+    with pytest.raises(TypeError, match="by must name columns with strings"):
+        pk.tally(GOOD, by=[1])
+    with pytest.raises(ValueError, match="c=5 passes of n=4 runs"):
+        as_tally(pd.DataFrame({"task": [0], "n": [4], "c": [5]}))
+    with pytest.raises(ValueError, match="tally has task 0 more than once"):
+        as_tally(pd.DataFrame({"task": [0, 0], "n": [4, 4], "c": [1, 2]}))
+    with pytest.raises(ValueError, match="2-D bool"):
+        pk.tally(np.zeros((3, 2)))
+
+
+# --- outcome matrix -------------------------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(runs_tables(groups=True))
+def test_outcome_matrix_round_trips_to_the_same_runs(runs):
+    matrix = pk.outcome_matrix(runs, by="model")
+    assert all(dtype == "boolean" for dtype in matrix.dtypes)
+    assert int(matrix.notna().sum().sum()) == len(runs)
+    back = pk.runs_from_matrix(matrix)
+    assert list(back.columns) == ["model", "task", "run", "passed"]
+    ordered = runs.sort_values(["model", "task", "run"]).reset_index(drop=True)
+    resorted = back.sort_values(["model", "task", "run"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(resorted, ordered[back.columns.tolist()])
+    pd.testing.assert_frame_equal(
+        pk.tally(matrix, by="model"), pk.tally(runs, by="model"), check_dtype=False
+    )
+
+
+def test_outcome_matrix_keeps_missing_runs_missing():
+    runs = pd.DataFrame({"task": ["x", "x", "y"], "run": [0, 2, 1], "passed": [True, False, True]})
+    matrix = pk.outcome_matrix(runs)
+    assert matrix.columns.tolist() == [0, 1, 2]
+    assert matrix.loc["x"].tolist() == [True, pd.NA, False]
+    assert matrix.loc["y"].tolist() == [pd.NA, True, pd.NA]
+    assert pk.tally(matrix)[["n", "c"]].to_numpy().tolist() == [[2, 1], [1, 1]]
+
+
+def test_a_plain_bool_array_is_an_outcome_matrix():
+    matrix = np.array([[True, True, False], [False, False, False]])
+    assert pk.tally(matrix).to_numpy().tolist() == [[0, 3, 2], [1, 3, 0]]
+
+
+# --- per-run view ---------------------------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(runs_tables(groups=True))
+def test_per_run_counts_pass_rates_and_flips_like_a_pivot(runs):
+    got = pk.per_run(runs, by="model")
+    for (model, run), row in got.set_index(["model", "run"]).iterrows():
+        these = runs[(runs["model"] == model) & (runs["run"] == run)]
+        assert row["n_tasks"] == len(these)
+        assert row["pass_at_1"] == pytest.approx(these["passed"].mean())
+        flips, compared = 0, 0
+        for _, task in runs[runs["model"] == model].groupby("task"):
+            outcomes = task.sort_values("run").set_index("run")["passed"]
+            if run in outcomes.index and outcomes.index[0] < run:
+                compared += 1
+                position = outcomes.index.get_loc(run)
+                flips += int(outcomes.iloc[position] != outcomes.iloc[position - 1])
+        if compared == 0:
+            assert row["n_flipped"] is pd.NA
+        else:
+            assert row["n_flipped"] == flips
+
+
+def test_task_consistency_counts_tasks_with_two_or_more_runs():
+    runs = pd.DataFrame(
+        {"task": [0, 0, 1, 1, 2, 2, 3], "run": [0, 1] * 3 + [0], "passed": [1, 1, 0, 0, 1, 0, 1]}
+    )
+    got = pk.task_consistency(runs).iloc[0]
+    assert got[["n_tasks", "always_pass", "always_fail", "mixed"]].tolist() == [3, 1, 1, 1]
