@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 from passk_lab import __version__
+from passk_lab.estimators import reliability_curve
 from passk_lab.harness import evaluate
+from passk_lab.io import read_runs
+from passk_lab.report import to_markdown
 from passk_lab.simulate import coin_tasks
 
 __all__ = ["main"]
@@ -43,6 +48,45 @@ def _reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _k_values(text: str) -> list[int]:
+    """Parse ``--k``: ``5``, ``1,2,4`` or ``1..8``."""
+    try:
+        if ".." in text:
+            first, last = (int(part) for part in text.split(".."))
+            values = list(range(first, last + 1))
+        else:
+            values = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--k takes a number, a list (1,2,4) or a range (1..8), got {text!r}"
+        ) from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"--k needs k >= 1, got {text!r}")
+    return values
+
+
+def _analyze(args: argparse.Namespace) -> int:
+    runs = read_runs(args.runs_file)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        curve = reliability_curve(runs, args.k, by=args.by, errors=args.errors)
+    for warning in caught:
+        print(f"passk-lab analyze: warning: {warning.message}", file=sys.stderr)
+    if args.format == "csv":
+        print(curve.to_csv(index=False), end="")
+    elif args.format == "json":
+        print(curve.to_json(orient="records", indent=2))
+    else:
+        shown = curve.dropna(axis="columns", how="all")
+        if args.errors == "fail":
+            shown = shown.drop(columns="n_runs_excluded")
+        if args.format == "markdown":
+            print(to_markdown(shown))
+        else:
+            print(shown.to_string(index=False, float_format=lambda value: f"{value:.4f}"))
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="passk-lab",
@@ -67,6 +111,30 @@ def _parser() -> argparse.ArgumentParser:
         "--out", default="data", metavar="DIR", help="directory for the runs CSV (default: data)"
     )
     reproduce.set_defaults(handler=_reproduce)
+
+    analyze = commands.add_parser(
+        "analyze",
+        help="print pass^k, pass@k and p^k for every k from a runs file",
+        description=(
+            "Read a runs table (CSV, JSON Lines or Parquet; columns task, run and passed or "
+            "reward) and print the reliability curve, one block per group."
+        ),
+    )
+    analyze.add_argument("runs_file", metavar="RUNS_FILE", help=".csv, .jsonl or .parquet")
+    analyze.add_argument(
+        "--by", action="append", metavar="COL", help="grouping column (repeat for several)"
+    )
+    analyze.add_argument(
+        "--k", type=_k_values, metavar="KS", help="k values: 5, 1,2,4 or 1..8 (default: 1..n)"
+    )
+    analyze.add_argument("--format", choices=["table", "csv", "markdown", "json"], default="table")
+    analyze.add_argument(
+        "--errors",
+        choices=["fail", "exclude"],
+        default="fail",
+        help="an errored or timed-out run is a failure (default) or left out",
+    )
+    analyze.set_defaults(handler=_analyze)
     return parser
 
 
@@ -87,6 +155,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         status: int = args.handler(args)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, FileNotFoundError, ImportError) as exc:
         parser.exit(2, f"passk-lab {args.command}: error: {exc}\n")
     return status

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
+import io
+import json
 import subprocess
 import sys
 
 import pandas as pd
 import pytest
 
-from passk_lab import __version__, simulate_coin
+from passk_lab import __version__, reliability_curve, simulate_coin
 from passk_lab.cli import main
 
 
@@ -42,3 +44,92 @@ def test_module_entry_point_runs():
         [sys.executable, "-m", "passk_lab", "--version"], capture_output=True, text=True, check=True
     )
     assert completed.stdout.strip() == f"passk-lab {__version__}"
+
+
+# --- analyze ---------------------------------------------------------------------------
+
+
+def write_runs(runs, tmp_path, suffix):
+    path = tmp_path / f"runs{suffix}"
+    if suffix == ".csv":
+        runs.to_csv(path, index=False)
+    elif suffix == ".jsonl":
+        runs.to_json(path, orient="records", lines=True)
+    else:
+        runs.to_parquet(path)
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_analyze_gives_the_published_tau_bench_figures(
+    tmp_path, capsys, suffix, tau_bench_runs, tau_bench_published
+):
+    path = write_runs(tau_bench_runs, tmp_path, suffix)
+    assert main(["analyze", str(path), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["k"] for row in rows] == [1, 2, 3, 4]
+    for row in rows:
+        assert row["pass_pow_k"] == pytest.approx(tau_bench_published[row["k"]], abs=5e-4)
+
+
+def test_analyze_prints_a_table_per_group_in_each_format(tmp_path, capsys):
+    runs = pd.concat(
+        [
+            simulate_coin(0.9, 30, 4, 1).assign(model="a"),
+            simulate_coin(0.5, 30, 4, 2).assign(model="b"),
+        ]
+    )
+    path = tmp_path / "runs.csv"
+    runs.to_csv(path, index=False)
+    expected = reliability_curve(runs, [1, 2, 3], by="model")
+
+    assert main(["analyze", str(path), "--by", "model", "--k", "1..3", "--format", "csv"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    pd.testing.assert_frame_equal(table, expected, check_dtype=False)
+
+    assert main(["analyze", str(path), "--by", "model", "--k", "1,2,3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == [
+        "model",
+        "k",
+        "pass_pow_k",
+        "pass_at_k",
+        "p_pow_k",
+        "n_tasks",
+        "n_tasks_excluded",
+    ]
+    assert lines[1].split()[:3] == ["a", "1", f"{expected['pass_pow_k'][0]:.4f}"]
+    assert len(lines) == 7
+
+    assert main(["analyze", str(path), "--by", "model", "--format", "markdown"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("| model | k | pass_pow_k |")
+    assert len(lines) == 2 + 8
+
+
+def test_analyze_refuses_bad_input_with_a_message(tmp_path, capsys):
+    for args, message in [
+        (["analyze", str(tmp_path / "runs.txt")], "cannot tell the format of runs.txt"),
+        (["analyze", str(tmp_path / "missing.csv")], "no such runs file"),
+    ]:
+        with pytest.raises(SystemExit) as exited:
+            main(args)
+        assert exited.value.code == 2
+        assert message in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["analyze", "x.csv", "--k", "0..3"])
+    assert "--k needs k >= 1" in capsys.readouterr().err
+    path = tmp_path / "runs.csv"
+    pd.DataFrame({"task": [0, 0], "run": [0, 0], "passed": [True, False]}).to_csv(path)
+    with pytest.raises(SystemExit):
+        main(["analyze", str(path)])
+    assert "run 0 of task=0 appears 2 times" in capsys.readouterr().err
+
+
+def test_analyze_reports_k_beyond_the_runs_as_a_warning(tmp_path, capsys):
+    path = tmp_path / "runs.csv"
+    simulate_coin(tasks=5, k=2).to_csv(path, index=False)
+    assert main(["analyze", str(path), "--k", "1..3"]) == 0
+    captured = capsys.readouterr()
+    assert "warning: no estimate for k = 3" in captured.err
+    assert captured.out.splitlines()[-1].split()[:3] == ["3", "NaN", "NaN"]
