@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import platform
 
+import bench_estimators
 import bench_seeded
 from timing import print_table
 
 import passk_lab
 
-MODULES = [bench_seeded]
+MODULES = [bench_estimators, bench_seeded]
 
 
 def main() -> None:
