@@ -10,6 +10,8 @@ BIN := $(VENV)/bin
 
 demo: $(VENV)/.installed-base
 	$(BIN)/passk-lab reproduce
+	@echo
+	$(BIN)/passk-lab analyze data/coin_p0.85_tasks40_k5_seed42.csv
 
 test: lint typecheck pytest
 

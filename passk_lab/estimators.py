@@ -467,6 +467,13 @@ def reliability_curve(
         ``betabinom_pow_k`` are NaN in this version: intervals and the
         beta-binomial model are not computed yet.
 
+    Notes
+    -----
+    When tasks have different numbers of runs, each k averages its own set
+    of tasks (those with ``n >= k``), so the curve can rise where a task with
+    few runs and a low pass rate drops out. With equal runs, pass^k never
+    rises and pass@k never falls as k grows.
+
     Examples
     --------
     >>> import passk_lab as pk

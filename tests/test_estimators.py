@@ -110,6 +110,8 @@ def test_every_estimator_equals_brute_force_enumeration_of_k_subsets(tasks):
         assert pk.pass_at_k(runs, k) == pytest.approx(at_k, rel=1e-12, abs=1e-15)
         counted = sum(len(outcomes) >= k for outcomes in tasks)
         assert (row["n_tasks"], row["n_tasks_excluded"]) == (counted, len(tasks) - counted)
+        shares = [Fraction(sum(o), len(o)) ** k for o in tasks]
+        assert pk.plugin_pow_k(runs, k) == pytest.approx(float(sum(shares) / len(tasks)), rel=1e-12)
     at_1 = float(sum(Fraction(sum(o), len(o)) for o in tasks) / len(tasks))
     assert pk.pass_at_1(runs) == pytest.approx(at_1, rel=1e-12, abs=1e-15)
     assert curve["p_pow_k"].tolist() == pytest.approx([at_1**k for k in curve["k"]], rel=1e-12)
@@ -227,6 +229,30 @@ def test_errors_fail_by_default_or_are_excluded_and_counted():
     assert table["pass_pow_k_fail"].tolist() == pk.reliability_curve(runs)["pass_pow_k"].tolist()
     assert table["pass_pow_k_exclude"].tolist() == pytest.approx(
         [pk.pass_pow_k(clean, 1), pk.pass_pow_k(clean, 2), pk.pass_pow_k(clean[clean.task == 1], 3)]
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(outcome_lists(), st.data())
+def test_excluding_errors_is_dropping_the_errored_runs(tasks, data):
+    runs = as_runs(tasks)
+    errored = data.draw(st.lists(st.booleans(), min_size=len(runs), max_size=len(runs)))
+    runs["error"] = pd.Series(["Error: x" if e else None for e in errored], dtype="str")
+    runs["passed"] &= ~np.array(errored)
+    kept = runs[~np.array(errored)].drop(columns="error")
+    if kept.empty:
+        return
+    columns = ["k", "pass_pow_k", "pass_at_k", "n_tasks"]
+    excluded = quietly(pk.reliability_curve, runs, ks=range(1, 8), errors="exclude")
+    expected = quietly(pk.reliability_curve, kept, ks=range(1, 8))
+    pd.testing.assert_frame_equal(excluded[columns], expected[columns])
+    assert (excluded["n_runs_excluded"] == sum(errored)).all()
+    failed = quietly(pk.reliability_curve, runs, ks=range(1, 8))
+    assert (
+        failed["n_tasks"].tolist()
+        == quietly(pk.reliability_curve, runs.drop(columns="error"), ks=range(1, 8))[
+            "n_tasks"
+        ].tolist()
     )
 
 
