@@ -253,7 +253,6 @@ class _Units:
 
     codes: npt.NDArray[np.intp] | None  # unit of every row; None when units are contiguous
     starts: npt.NDArray[np.intp]  # first row of every unit
-    contiguous: bool  # each unit's rows are consecutive in the table
     boundary: Bools | None  # for contiguous units: row i+1 starts a new unit
 
     @property
@@ -290,7 +289,7 @@ def _units(runs: pd.DataFrame, keys: Sequence[str]) -> _Units:
     starts = np.concatenate(([0], np.flatnonzero(boundary) + 1)).astype(np.intp)
     heads = [values[starts] for values in codes]
     for name, values in zip(keys, heads, strict=True):
-        if (values < 0).any() and _missing(runs[name]):
+        if (values < 0).any() and runs[name].isna().any():
             raise ValueError(
                 f"{name} is missing in {int(runs[name].isna().sum())} row(s); every run needs "
                 f"a {name}: fill or drop those rows deliberately"
@@ -302,19 +301,15 @@ def _units(runs: pd.DataFrame, keys: Sequence[str]) -> _Units:
         dense, _ = pd.factorize(values)
         segment, _ = pd.factorize(segment.astype(np.int64) * (int(dense.max()) + 1) + dense)
     if int(segment.max()) + 1 == len(starts):
-        return _Units(codes=None, starts=starts, contiguous=True, boundary=boundary)
+        return _Units(codes=None, starts=starts, boundary=boundary)
     unit = np.repeat(segment, np.diff(np.append(starts, n_rows))).astype(np.intp)
     seen = np.maximum.accumulate(np.concatenate(([-1], segment[:-1])))
     first = starts[segment > seen]
-    return _Units(codes=unit, starts=first, contiguous=False, boundary=None)
-
-
-def _missing(column: pd.Series) -> bool:
-    return bool(column.isna().any())
+    return _Units(codes=unit, starts=first, boundary=None)
 
 
 def _check_unique_runs(runs: pd.DataFrame, keys: Sequence[str], units: _Units, run: Ints) -> None:
-    if units.contiguous and units.boundary is not None:
+    if units.boundary is not None:
         increasing = (run[1:] > run[:-1]) | units.boundary
         if increasing.all():
             return
@@ -439,15 +434,16 @@ def _tally_checked(
     runs: pd.DataFrame, by: tuple[str, ...], errors: ErrorPolicy, checked: _Checked
 ) -> Tally:
     units, n_rows = checked.units, len(runs)
-    n = units.count(None, n_rows)
-    n_errors: Ints | None = None
-    if checked.errored is not None:
-        n_errors = units.count(checked.errored, n_rows)
-        if errors == "exclude":
-            n = n - n_errors
-    c = units.count(checked.passed, n_rows)
-    labels = runs[checked.keys].iloc[units.starts].reset_index(drop=True)
-    return Tally(labels=labels, n=n, c=c, n_errors=n_errors, by=by, errors=errors)
+    n_errors = None if checked.errored is None else units.count(checked.errored, n_rows)
+    summary = Tally(
+        labels=runs[checked.keys].iloc[units.starts].reset_index(drop=True),
+        n=units.count(None, n_rows),
+        c=units.count(checked.passed, n_rows),
+        n_errors=n_errors,
+        by=by,
+        errors="fail",
+    )
+    return summary.without_errors() if errors == "exclude" else summary
 
 
 def _tally_frame(frame: pd.DataFrame, by: tuple[str, ...], errors: ErrorPolicy) -> Tally:
