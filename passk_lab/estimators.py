@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 import pandas as pd
 
 from passk_lab._checks import positive_int
-from passk_lab.outcomes import Bools, By, ErrorPolicy, Ints, Tally, as_tally, label
+from passk_lab.histogram import Floats, Histogram, products
+from passk_lab.outcomes import Bools, By, ErrorPolicy, Ints, as_tally, label
 
 __all__ = [
     "analytic_pow_k",
@@ -38,8 +37,6 @@ __all__ = [
     "plugin_pow_k",
     "reliability_curve",
 ]
-
-Floats = npt.NDArray[np.float64]
 
 CURVE_COLUMNS = (
     "k",
@@ -57,66 +54,6 @@ CURVE_COLUMNS = (
 )
 
 
-@dataclass(frozen=True, eq=False)
-class Histogram:
-    """How many tasks of each group have each (n, c) pair: all the estimators need.
-
-    Cells are sorted by group; every group has at least one cell.
-    """
-
-    groups: pd.DataFrame  # one row per group: the by columns (no columns without by)
-    group: npt.NDArray[np.intp]  # group of each cell
-    n: Ints
-    c: Ints
-    tasks: Ints  # number of tasks with this (group, n, c)
-    n_runs_excluded: Ints  # per group: errored runs left out under errors="exclude"
-    by: tuple[str, ...]
-
-    @classmethod
-    def from_tally(cls, summary: Tally) -> Histogram:
-        """Collapse a tally's tasks into (group, n, c) cells."""
-        codes, labels = summary.groups()
-        n, c = summary.n, summary.c
-        width = int(n.max()) + 1
-        key = (codes.astype(np.int64) * width + n) * width + c
-        size = len(labels) * width * width
-        if size <= 4 * len(key) + (1 << 16):
-            counts = np.bincount(key, minlength=size)
-            cells = np.flatnonzero(counts)
-            tasks = counts[cells]
-        else:
-            cells, tasks = np.unique(key, return_counts=True)
-        group, rest = np.divmod(cells, width * width)
-        excluded = np.zeros(len(labels), dtype=np.int64)
-        if summary.errors == "exclude" and summary.n_errors is not None:
-            excluded = np.bincount(codes, weights=summary.n_errors, minlength=len(labels))
-        return cls(
-            groups=labels,
-            group=group.astype(np.intp),
-            n=(rest // width).astype(np.int64),
-            c=(rest % width).astype(np.int64),
-            tasks=tasks.astype(np.int64),
-            n_runs_excluded=excluded.astype(np.int64),
-            by=summary.by,
-        )
-
-    @property
-    def starts(self) -> npt.NDArray[np.intp]:
-        """Index of the first cell of every group."""
-        return np.flatnonzero(np.diff(self.group, prepend=-1)).astype(np.intp)
-
-    def group_sum(self, values: Floats) -> Floats:
-        """Sum cell rows (cells x columns) within each group, weighted by tasks."""
-        weighted = np.nan_to_num(values * self.tasks[:, None], nan=0.0)
-        total: Floats = np.add.reduceat(weighted, self.starts, axis=0)
-        return total
-
-    def max_n(self) -> Ints:
-        """Return the most runs any task of each group has."""
-        largest: Ints = np.maximum.reduceat(self.n, self.starts)
-        return largest
-
-
 def _ks(ks: Iterable[object] | None, largest: int) -> Ints:
     if ks is None:
         return np.arange(1, max(largest, 1) + 1, dtype=np.int64)
@@ -126,24 +63,6 @@ def _ks(ks: Iterable[object] | None, largest: int) -> Ints:
     if not values:
         raise ValueError("ks is empty; give at least one k, or None for 1 to the largest n")
     return np.asarray(values, dtype=np.int64)
-
-
-def _products(n: Ints, good: Ints, ks: Ints) -> Floats:
-    """``C(good, k) / C(n, k)`` for every cell and k: NaN where ``k > n``."""
-    depth = int(min(ks.max(), n.max()))
-    i = np.arange(depth)
-    above = n[:, None] - i
-    ratio = np.divide(
-        np.clip(good[:, None] - i, 0, None),
-        above,
-        out=np.full(above.shape, np.nan),
-        where=above > 0,
-    )
-    running = np.cumprod(ratio, axis=1)
-    values = np.full((len(n), len(ks)), np.nan)
-    inside = ks <= depth
-    values[:, inside] = running[:, ks[inside] - 1]
-    return values
 
 
 def _means(histogram: Histogram, values: Floats) -> tuple[Floats, Floats]:
@@ -187,10 +106,10 @@ def _curve_values(
     could differ from ``mean(c/n)`` in the last bit).
     """
     n, c = histogram.n, histogram.c
-    pow_k, counted = _means(histogram, _products(n, c, ks))
-    at_k = 1.0 - _means(histogram, _products(n, n - c, ks))[0]
+    pow_k, counted = _means(histogram, products(n, c, ks))
+    at_k = 1.0 - _means(histogram, products(n, n - c, ks))[0]
     at_k[:, ks == 1] = pow_k[:, ks == 1]
-    at_1 = _means(histogram, _products(n, c, np.ones(1, dtype=np.int64)))[0][:, 0]
+    at_1 = _means(histogram, products(n, c, np.ones(1, dtype=np.int64)))[0][:, 0]
     _warn_empty(histogram, counted, ks, stacklevel + 1, asked)
     return pow_k, at_k, at_1, counted
 

@@ -1,0 +1,100 @@
+"""The histogram of per-task (n, c) pairs, and the products of ratios evaluated on it.
+
+For exchangeable runs the pair ``(n, c)`` of a task -- its runs and passes -- is
+all any estimator needs, and how many tasks share each pair is all a dataset
+holds. Every statistic in the package (estimates, bootstrap, model fits) works
+on these cells, so its cost grows with the number of distinct pairs, not with
+the number of tasks or runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from passk_lab.outcomes import Ints, Tally
+
+__all__ = ["Histogram", "products"]
+
+Floats = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, eq=False)
+class Histogram:
+    """How many tasks of each group have each (n, c) pair: all the estimators need.
+
+    Cells are sorted by group; every group has at least one cell.
+    """
+
+    groups: pd.DataFrame  # one row per group: the by columns (no columns without by)
+    group: npt.NDArray[np.intp]  # group of each cell
+    n: Ints
+    c: Ints
+    tasks: Ints  # number of tasks with this (group, n, c)
+    n_runs_excluded: Ints  # per group: errored runs left out under errors="exclude"
+    by: tuple[str, ...]
+
+    @classmethod
+    def from_tally(cls, summary: Tally) -> Histogram:
+        """Collapse a tally's tasks into (group, n, c) cells."""
+        codes, labels = summary.groups()
+        n, c = summary.n, summary.c
+        width = int(n.max()) + 1
+        key = (codes.astype(np.int64) * width + n) * width + c
+        size = len(labels) * width * width
+        if size <= 4 * len(key) + (1 << 16):
+            counts = np.bincount(key, minlength=size)
+            cells = np.flatnonzero(counts)
+            tasks = counts[cells]
+        else:
+            cells, tasks = np.unique(key, return_counts=True)
+        group, rest = np.divmod(cells, width * width)
+        excluded = np.zeros(len(labels), dtype=np.int64)
+        if summary.errors == "exclude" and summary.n_errors is not None:
+            excluded = np.bincount(codes, weights=summary.n_errors, minlength=len(labels))
+        return cls(
+            groups=labels,
+            group=group.astype(np.intp),
+            n=(rest // width).astype(np.int64),
+            c=(rest % width).astype(np.int64),
+            tasks=tasks.astype(np.int64),
+            n_runs_excluded=excluded.astype(np.int64),
+            by=summary.by,
+        )
+
+    @property
+    def starts(self) -> npt.NDArray[np.intp]:
+        """Index of the first cell of every group."""
+        return np.flatnonzero(np.diff(self.group, prepend=-1)).astype(np.intp)
+
+    def group_sum(self, values: Floats) -> Floats:
+        """Sum cell rows (cells x columns) within each group, weighted by tasks."""
+        weighted = np.nan_to_num(values * self.tasks[:, None], nan=0.0)
+        total: Floats = np.add.reduceat(weighted, self.starts, axis=0)
+        return total
+
+    def max_n(self) -> Ints:
+        """Return the most runs any task of each group has."""
+        largest: Ints = np.maximum.reduceat(self.n, self.starts)
+        return largest
+
+
+def products(n: Ints, good: Ints, ks: Ints) -> Floats:
+    """``C(good, k) / C(n, k)`` for every cell and k: NaN where ``k > n``."""
+    depth = int(min(ks.max(), n.max()))
+    i = np.arange(depth)
+    above = n[:, None] - i
+    ratio = np.divide(
+        np.clip(good[:, None] - i, 0, None),
+        above,
+        out=np.full(above.shape, np.nan),
+        where=above > 0,
+    )
+    running = np.cumprod(ratio, axis=1)
+    values = np.full((len(n), len(ks)), np.nan)
+    inside = ks <= depth
+    values[:, inside] = running[:, ks[inside] - 1]
+    return values
