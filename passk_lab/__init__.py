@@ -24,6 +24,7 @@ from passk_lab.estimators import (
     reliability_curve,
 )
 from passk_lab.harness import EvalResult, Guard, Task, evaluate, evaluate_async
+from passk_lab.intervals import ConfidenceInterval, PassAt1Error, binomial_ci, pass_at_1_se
 from passk_lab.outcomes import (
     outcome_matrix,
     passed_from_reward,
@@ -41,11 +42,14 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0+unknown"
 
 __all__ = [
+    "ConfidenceInterval",
     "EvalResult",
     "Guard",
+    "PassAt1Error",
     "Task",
     "__version__",
     "analytic_pow_k",
+    "binomial_ci",
     "coin_tasks",
     "error_sensitivity",
     "evaluate",
@@ -53,6 +57,7 @@ __all__ = [
     "mulberry32",
     "outcome_matrix",
     "pass_at_1",
+    "pass_at_1_se",
     "pass_at_k",
     "pass_pow_k",
     "passed_from_reward",
