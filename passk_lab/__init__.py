@@ -24,6 +24,7 @@ from passk_lab.estimators import (
     reliability_curve,
 )
 from passk_lab.harness import EvalResult, Guard, Task, evaluate, evaluate_async
+from passk_lab.heterogeneity import BetaBinomialFit, fit_betabinom
 from passk_lab.intervals import ConfidenceInterval, PassAt1Error, binomial_ci, pass_at_1_se
 from passk_lab.outcomes import (
     outcome_matrix,
@@ -42,6 +43,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0+unknown"
 
 __all__ = [
+    "BetaBinomialFit",
     "ConfidenceInterval",
     "EvalResult",
     "Guard",
@@ -54,6 +56,7 @@ __all__ = [
     "error_sensitivity",
     "evaluate",
     "evaluate_async",
+    "fit_betabinom",
     "mulberry32",
     "outcome_matrix",
     "pass_at_1",

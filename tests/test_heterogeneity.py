@@ -1,0 +1,139 @@
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import special, stats
+
+import passk_lab as pk
+
+
+def counts_frame(n, c):
+    n = np.broadcast_to(n, np.shape(c))
+    return pd.DataFrame({"task": range(len(c)), "n": n, "c": c})
+
+
+def simulated(alpha, beta, tasks, runs, seed):
+    rng = np.random.default_rng(seed)
+    chances = rng.beta(alpha, beta, size=tasks)
+    return counts_frame(runs, rng.binomial(runs, chances))
+
+
+def scipy_log_likelihood(counts, alpha, beta):
+    return stats.betabinom.logpmf(counts["c"], counts["n"], alpha, beta).sum()
+
+
+def test_fit_is_the_maximum_of_scipy_betabinom_likelihood(tau_bench_runs):
+    counts = pk.tally(tau_bench_runs)
+    fit = pk.fit_betabinom(tau_bench_runs)
+    best = scipy_log_likelihood(counts, fit.alpha, fit.beta)
+    assert fit.log_likelihood == pytest.approx(best, abs=1e-9)
+    for alpha_scale, beta_scale in [(0.9, 1), (1.1, 1), (1, 0.9), (1, 1.1), (1.05, 0.95), (2, 2)]:
+        other = scipy_log_likelihood(counts, fit.alpha * alpha_scale, fit.beta * beta_scale)
+        assert fit.log_likelihood >= other
+    # and against a coarse grid of (alpha, beta)
+    grid = np.exp(np.linspace(-3, 3, 25))
+    values = [scipy_log_likelihood(counts, a, b) for a in grid for b in grid]
+    assert fit.log_likelihood >= max(values)
+
+
+def test_binomial_likelihood_and_lr_test_use_the_pooled_rate(tau_bench_runs):
+    counts = pk.tally(tau_bench_runs)
+    fit = pk.fit_betabinom(tau_bench_runs)
+    pooled = counts["c"].sum() / counts["n"].sum()
+    assert fit.binomial_mean == pytest.approx(pooled)
+    binomial = stats.binom.logpmf(counts["c"], counts["n"], pooled).sum()
+    assert fit.binomial_log_likelihood == pytest.approx(binomial, abs=1e-9)
+    statistic = 2 * (fit.log_likelihood - binomial)
+    assert fit.lr_statistic == pytest.approx(statistic)
+    assert fit.lr_pvalue == pytest.approx(0.5 * stats.chi2.sf(statistic, 1))
+    assert fit.lr_pvalue < 1e-6  # tau-bench tasks differ in difficulty, decisively
+
+
+def test_unequal_runs_match_scipy():
+    counts = pd.DataFrame(
+        {"task": range(8), "n": [2, 3, 5, 8, 4, 6, 6, 1], "c": [0, 3, 1, 8, 2, 6, 0, 1]}
+    )
+    fit = pk.fit_betabinom(counts)
+    assert fit.log_likelihood == pytest.approx(
+        scipy_log_likelihood(counts, fit.alpha, fit.beta), abs=1e-9
+    )
+    for scale in (0.8, 1.25):
+        assert fit.log_likelihood >= scipy_log_likelihood(counts, fit.alpha * scale, fit.beta)
+
+
+def test_fit_recovers_known_parameters():
+    alpha, beta = 2.0, 1.0  # mean 2/3, icc 1/4
+    fit = pk.fit_betabinom(simulated(alpha, beta, 20_000, 6, seed=1))
+    assert fit.mean == pytest.approx(alpha / (alpha + beta), abs=0.01)
+    assert fit.icc == pytest.approx(1 / (alpha + beta + 1), abs=0.015)
+    truth = np.exp(special.betaln(alpha + np.arange(1, 13), beta) - special.betaln(alpha, beta))
+    np.testing.assert_allclose(fit.pow_k(range(1, 13)), truth, atol=0.015)
+
+
+def test_pow_k_is_the_beta_function_ratio():
+    fit = pk.fit_betabinom(simulated(0.7, 0.4, 300, 5, seed=2))
+    ks = np.arange(1, 40)
+    expected = np.exp(
+        special.betaln(fit.alpha + ks, fit.beta) - special.betaln(fit.alpha, fit.beta)
+    )
+    np.testing.assert_allclose(fit.pow_k(ks), expected, rtol=1e-10)
+    assert isinstance(fit.pow_k(3), float)
+
+
+def test_binomial_data_give_a_small_icc_and_p_to_the_k():
+    rng = np.random.default_rng(3)
+    fit = pk.fit_betabinom(counts_frame(5, rng.binomial(5, 0.8, size=20_000)))
+    assert fit.icc < 0.005
+    assert fit.pow_k(5) == pytest.approx(fit.mean**5, abs=0.01)
+
+
+def test_no_heterogeneity_is_rho_zero_exactly():
+    # every task passed 2 of 4: less spread than binomial, so the maximum is at rho = 0
+    fit = pk.fit_betabinom(counts_frame(4, np.full(30, 2)))
+    assert fit.icc == 0.0
+    assert fit.alpha == np.inf
+    assert fit.lr_statistic == 0.0
+    assert fit.lr_pvalue == 1.0
+    assert fit.pow_k(3) == pytest.approx(0.125)
+
+
+@pytest.mark.parametrize(("c", "mean", "power"), [([0, 0, 0], 0.0, 0.0), ([4, 4, 4], 1.0, 1.0)])
+def test_all_failed_or_all_passed(c, mean, power):
+    fit = pk.fit_betabinom(counts_frame(4, c))
+    assert fit.mean == mean
+    assert np.isnan(fit.icc)
+    assert fit.pow_k(7) == power
+
+
+def test_one_run_per_task_cannot_identify_the_correlation():
+    fit = pk.fit_betabinom(counts_frame(1, [0, 1, 1, 1]))
+    assert fit.mean == pytest.approx(0.75)
+    assert np.isnan(fit.icc)
+    assert fit.pow_k(1) == pytest.approx(0.75)
+    assert np.isnan(fit.pow_k(2))
+
+
+def test_bootstrap_interval_is_reproducible_and_brackets_the_estimate(tau_bench_runs):
+    fit = pk.fit_betabinom(tau_bench_runs)
+    ks = [1, 4, 10]
+    first = fit.confidence_interval(ks, n_resamples=300, rng=4)
+    second = fit.confidence_interval(ks, n_resamples=300, rng=4)
+    np.testing.assert_array_equal(first.low, second.low)
+    point = fit.pow_k(ks)
+    assert np.all((first.low < point) & (point < first.high))
+    low, high = fit.confidence_interval(4, n_resamples=300, rng=4)
+    assert (low, high) == (first.low[1], first.high[1])
+
+
+def test_to_frame_and_refusals():
+    fit = pk.fit_betabinom(simulated(1, 1, 50, 4, seed=5))
+    frame = fit.to_frame()
+    assert frame.loc[0, "alpha"] == fit.alpha
+    assert frame.loc[0, "lr_pvalue"] == fit.lr_pvalue
+    with pytest.raises(ValueError, match="positive integer"):
+        fit.pow_k(0)
+    with pytest.raises(ValueError, match="at least one k"):
+        fit.pow_k([])
+    with pytest.raises(ValueError, match="strictly between"):
+        fit.confidence_interval(2, confidence_level=1.5)
+    with pytest.raises(ValueError, match="no task has a run"):
+        pk.fit_betabinom(counts_frame(0, [0, 0]))
