@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from passk_lab import __version__
-from passk_lab.estimators import reliability_curve
+from passk_lab.estimators import INTERVAL_METHODS, reliability_curve
 from passk_lab.harness import evaluate
 from passk_lab.io import read_runs
 from passk_lab.report import to_markdown
@@ -69,7 +69,16 @@ def _analyze(args: argparse.Namespace) -> int:
     runs = read_runs(args.runs_file)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        curve = reliability_curve(runs, args.k, by=args.by, errors=args.errors)
+        curve = reliability_curve(
+            runs,
+            args.k,
+            by=args.by,
+            errors=args.errors,
+            confidence_level=args.confidence_level,
+            method=args.method,
+            n_resamples=args.resamples,
+            rng=args.seed,
+        )
     for warning in caught:
         print(f"passk-lab analyze: warning: {warning.message}", file=sys.stderr)
     if args.format == "csv":
@@ -77,7 +86,9 @@ def _analyze(args: argparse.Namespace) -> int:
     elif args.format == "json":
         print(curve.to_json(orient="records", indent=2))
     else:
-        shown = curve.dropna(axis="columns", how="all")
+        shown = curve.drop(
+            columns=["pass_at_k_low", "pass_at_k_high", "p_pow_k_low", "p_pow_k_high"]
+        )
         if args.errors == "fail":
             shown = shown.drop(columns="n_runs_excluded")
         if args.format == "markdown":
@@ -114,10 +125,12 @@ def _parser() -> argparse.ArgumentParser:
 
     analyze = commands.add_parser(
         "analyze",
-        help="print pass^k, pass@k and p^k for every k from a runs file",
+        help="print pass^k, pass@k and p^k for every k, with intervals, from a runs file",
         description=(
             "Read a runs table (CSV, JSON Lines or Parquet; columns task, run and passed or "
-            "reward) and print the reliability curve, one block per group."
+            "reward) and print the reliability curve with confidence intervals, one block per "
+            "group. The table and Markdown show the pass^k interval; CSV and JSON have every "
+            "column."
         ),
     )
     analyze.add_argument("runs_file", metavar="RUNS_FILE", help=".csv, .jsonl or .parquet")
@@ -133,6 +146,29 @@ def _parser() -> argparse.ArgumentParser:
         choices=["fail", "exclude"],
         default="fail",
         help="an errored or timed-out run is a failure (default) or left out",
+    )
+    analyze.add_argument(
+        "--confidence-level",
+        type=float,
+        default=0.95,
+        metavar="LEVEL",
+        help="of every interval (default: 0.95)",
+    )
+    analyze.add_argument(
+        "--method",
+        choices=INTERVAL_METHODS,
+        default="auto",
+        help="interval of pass^k and pass@k (default: auto, Wilson where every task has k runs, "
+        "else BCa bootstrap)",
+    )
+    analyze.add_argument(
+        "--resamples", type=int, default=10_000, metavar="N", help="bootstrap resamples"
+    )
+    analyze.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="bootstrap seed (default: 0, so the same file always prints the same intervals)",
     )
     analyze.set_defaults(handler=_analyze)
     return parser

@@ -20,12 +20,24 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
 
 import numpy as np
 import pandas as pd
 
 from passk_lab._checks import positive_int
+from passk_lab.heterogeneity import fit_cells
 from passk_lab.histogram import Floats, Histogram, products
+from passk_lab.intervals import (
+    BINOMIAL_METHODS,
+    BOOTSTRAP_METHODS,
+    BinomialMethod,
+    binomial_ci,
+    confidence,
+    task_bootstrap,
+    two_level_bootstrap,
+)
 from passk_lab.outcomes import Bools, By, ErrorPolicy, Ints, as_tally, label
 
 __all__ = [
@@ -44,6 +56,8 @@ CURVE_COLUMNS = (
     "pass_pow_k_low",
     "pass_pow_k_high",
     "pass_at_k",
+    "pass_at_k_low",
+    "pass_at_k_high",
     "p_pow_k",
     "p_pow_k_low",
     "p_pow_k_high",
@@ -51,6 +65,25 @@ CURVE_COLUMNS = (
     "n_tasks",
     "n_tasks_excluded",
     "n_runs_excluded",
+    "interval_method",
+)
+
+IntervalMethod: TypeAlias = Literal[
+    "auto",
+    "wilson",
+    "clopper_pearson",
+    "jeffreys",
+    "agresti_coull",
+    "wald",
+    "percentile",
+    "bca",
+    "two-level",
+]
+INTERVAL_METHODS: tuple[str, ...] = (
+    "auto",
+    *BINOMIAL_METHODS,
+    *BOOTSTRAP_METHODS,
+    "two-level",
 )
 
 
@@ -322,28 +355,161 @@ def _group_ks(histogram: Histogram, ks: Iterable[object] | None) -> list[Ints]:
     return [_ks(ks, int(largest)) for largest in histogram.max_n()]
 
 
-def _curve(histogram: Histogram, group_ks: list[Ints], stacklevel: int) -> pd.DataFrame:
+@dataclass(frozen=True)
+class _IntervalSpec:
+    """How the curve's intervals are computed: the method, the level and the resampling."""
+
+    method: IntervalMethod
+    confidence_level: float
+    n_resamples: int
+    rng: np.random.Generator
+
+    @classmethod
+    def of(
+        cls,
+        method: object,
+        confidence_level: float,
+        n_resamples: int,
+        rng: int | np.random.Generator | None,
+    ) -> _IntervalSpec:
+        if method not in INTERVAL_METHODS:
+            raise ValueError(f"method must be one of {', '.join(INTERVAL_METHODS)}; got {method!r}")
+        return cls(
+            method=method,  # type: ignore[arg-type]
+            confidence_level=confidence(confidence_level),
+            n_resamples=positive_int("n_resamples", n_resamples),
+            rng=np.random.default_rng(rng),
+        )
+
+    @property
+    def binomial(self) -> BinomialMethod | None:
+        """The binomial method for rows where every counted task has exactly k runs."""
+        if self.method == "auto":
+            return "wilson"
+        return self.method if self.method in BINOMIAL_METHODS else None  # type: ignore[return-value]
+
+    @property
+    def bootstrap(self) -> str:
+        """The bootstrap for every other row."""
+        return "bca" if self.method == "auto" or self.method in BINOMIAL_METHODS else self.method
+
+
+def _cell_values(n: Ints, c: Ints, ks: Ints) -> Floats:
+    """Per cell: pass^k for every k, pass@k for every k, and c/n, side by side (NaN if k > n)."""
+    one = np.ones(1, dtype=np.int64)
+    return np.hstack([products(n, c, ks), 1.0 - products(n, n - c, ks), products(n, c, one)])
+
+
+def _group_intervals(
+    n: Ints, c: Ints, tasks: Ints, ks: Ints, spec: _IntervalSpec
+) -> tuple[Floats, Floats, list[str]]:
+    """Intervals of one group's pass^k, pass@k (every k) and pass@1, and the method of each k.
+
+    Returns the lows and highs in the column order of :func:`_cell_values`. A
+    column gets a binomial interval where every counted task has exactly its
+    k runs (its values are then 0 or 1), and where a bootstrap interval
+    collapsed to a point at 0 or 1 (every counted task has the value 0, or
+    every one 1: a mean of values in [0, 1] varies at most as a proportion
+    does, so the binomial interval of that many tasks is the honest width).
+    """
+    values = _cell_values(n, c, ks)
+    if spec.bootstrap == "two-level":
+        low, high = two_level_bootstrap(
+            n,
+            c,
+            tasks,
+            lambda redrawn_n, redrawn_c: _cell_values(redrawn_n, redrawn_c, ks),
+            n_resamples=spec.n_resamples,
+            confidence_level=spec.confidence_level,
+            rng=spec.rng,
+        )
+    else:
+        low, high = task_bootstrap(
+            tasks,
+            values,
+            method=spec.bootstrap,  # type: ignore[arg-type]
+            n_resamples=spec.n_resamples,
+            confidence_level=spec.confidence_level,
+            rng=spec.rng,
+        )
+    low, high = np.array(low), np.array(high)
+    used = np.full(values.shape[1], spec.bootstrap, dtype=object)
+    column_ks = np.concatenate([ks, ks, [1]])
+    for column, k in enumerate(column_ks):
+        counted = np.isfinite(values[:, column])
+        if not counted.any():
+            continue
+        exact = spec.binomial is not None and bool(np.all(n[counted] == k))
+        collapsed = low[column] == high[column] and low[column] in (0.0, 1.0)
+        if exact or collapsed:
+            method = spec.binomial or "wilson"
+            trials = int(tasks[counted].sum())
+            successes = round(float((tasks * values[:, column])[counted].sum()))
+            low[column], high[column] = binomial_ci(
+                successes, trials, confidence_level=spec.confidence_level, method=method
+            )
+            used[column] = method
+    width = len(ks)
+    methods = [
+        str(pow_k) if pow_k == at_k else f"{pow_k} (pass@k: {at_k})"
+        for pow_k, at_k in zip(used[:width], used[width : 2 * width], strict=True)
+    ]
+    return low, high, methods
+
+
+def _curve(
+    histogram: Histogram,
+    group_ks: list[Ints],
+    stacklevel: int,
+    spec: _IntervalSpec | None = None,
+) -> pd.DataFrame:
+    """One row per (group, k); intervals and the beta-binomial prediction only with `spec`."""
     all_ks = np.unique(np.concatenate(group_ks))
     asked = np.stack([np.isin(all_ks, ks) for ks in group_ks])
     pow_k, at_k, at_1, counted = _curve_values(histogram, all_ks, stacklevel + 1, asked)
     n_tasks = np.add.reduceat(histogram.tasks, histogram.starts)
-    parts = []
+    ends = [*histogram.starts[1:], len(histogram.n)]
+    parts: list[pd.DataFrame] = []
     for group, ks in enumerate(group_ks):
         columns = np.searchsorted(all_ks, ks)
+        missing = np.full(len(ks), np.nan)
+        pow_low, pow_high, at_low, at_high = missing, missing, missing, missing
+        band_low, band_high, betabinom = missing, missing, missing
+        methods: list[str] = [""] * len(ks)
+        if spec is not None:
+            cells = slice(histogram.starts[group], ends[group])
+            n, c, tasks = histogram.n[cells], histogram.c[cells], histogram.tasks[cells]
+            low, high, methods = _group_intervals(n, c, tasks, ks, spec)
+            width = len(ks)
+            pow_low, pow_high = low[:width], high[:width]
+            at_low, at_high = low[width : 2 * width], high[width : 2 * width]
+            band_low, band_high = low[2 * width] ** ks, high[2 * width] ** ks
+            if np.any(n > 0):
+                runs = n > 0
+                betabinom = np.asarray(fit_cells(n[runs], c[runs], tasks[runs]).pow_k(ks))
         part = pd.DataFrame(
             {
                 "k": ks,
                 "pass_pow_k": pow_k[group, columns],
-                "pass_pow_k_low": np.nan,
-                "pass_pow_k_high": np.nan,
+                "pass_pow_k_low": pow_low,
+                "pass_pow_k_high": pow_high,
                 "pass_at_k": at_k[group, columns],
+                "pass_at_k_low": at_low,
+                "pass_at_k_high": at_high,
                 "p_pow_k": at_1[group] ** ks,
-                "p_pow_k_low": np.nan,
-                "p_pow_k_high": np.nan,
-                "betabinom_pow_k": np.nan,
+                "p_pow_k_low": band_low,
+                "p_pow_k_high": band_high,
+                "betabinom_pow_k": betabinom,
                 "n_tasks": counted[group, columns].astype(np.int64),
                 "n_tasks_excluded": n_tasks[group] - counted[group, columns].astype(np.int64),
                 "n_runs_excluded": histogram.n_runs_excluded[group],
+                "interval_method": pd.array(
+                    [
+                        None if np.isnan(value) else name
+                        for value, name in zip(pow_k[group, columns], methods, strict=True)
+                    ],
+                    dtype="str",
+                ),
             }
         )
         for name in reversed(histogram.by):
@@ -358,8 +524,12 @@ def reliability_curve(
     *,
     by: By = None,
     errors: ErrorPolicy = "fail",
+    confidence_level: float = 0.95,
+    method: IntervalMethod = "auto",
+    n_resamples: int = 10_000,
+    rng: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
-    """Return pass^k, pass@k and the analytic p^k for every k, one row per (group, k).
+    """Return pass^k and pass@k with intervals, and the curves that predict them, for every k.
 
     Parameters
     ----------
@@ -373,41 +543,87 @@ def reliability_curve(
     errors : {"fail", "exclude"}
         An errored or timed-out run is a failed run, or is left out of `n`
         (and counted in ``n_runs_excluded``).
+    confidence_level : float
+        Of every interval, in (0, 1).
+    method : str
+        The intervals of pass^k and pass@k (see Notes). ``"auto"`` (the
+        default): a Wilson interval where every counted task has exactly k
+        runs, a BCa task bootstrap elsewhere. A binomial method
+        (``"wilson"``, ``"clopper_pearson"``, ``"jeffreys"``,
+        ``"agresti_coull"``, ``"wald"``): that method where every counted task
+        has exactly k runs, BCa elsewhere. ``"percentile"``, ``"bca"``: that
+        task bootstrap for every k. ``"two-level"``: a percentile bootstrap
+        that also redraws the runs of each resampled task (wider; see
+        :func:`~passk_lab.intervals.two_level_bootstrap`).
+    n_resamples : int
+        Bootstrap resamples; they cost time in the number of distinct (n, c)
+        pairs, not in tasks.
+    rng : int, numpy.random.Generator or None
+        Seed or generator of the bootstrap; None draws fresh entropy, so give
+        a seed for intervals that repeat exactly.
 
     Returns
     -------
     DataFrame
-        ``[*by, k, pass_pow_k, pass_pow_k_low, pass_pow_k_high, pass_at_k,
-        p_pow_k, p_pow_k_low, p_pow_k_high, betabinom_pow_k, n_tasks,
-        n_tasks_excluded, n_runs_excluded]``. ``p_pow_k`` is pass@1 ** k, the
-        independent-runs prediction. ``n_tasks`` counts the tasks with at
-        least k runs, which the estimates average; ``n_tasks_excluded`` the
-        tasks with fewer. The interval columns (``*_low``, ``*_high``) and
-        ``betabinom_pow_k`` are NaN in this version: intervals and the
-        beta-binomial model are not computed yet.
+        One row per (group, k): ``[*by, k, pass_pow_k, pass_pow_k_low,
+        pass_pow_k_high, pass_at_k, pass_at_k_low, pass_at_k_high, p_pow_k,
+        p_pow_k_low, p_pow_k_high, betabinom_pow_k, n_tasks,
+        n_tasks_excluded, n_runs_excluded, interval_method]``.
+        ``interval_method`` names the interval of that row's pass^k and
+        pass@k. ``attrs`` holds ``errors``, ``confidence_level``, ``method``
+        and ``n_resamples``.
 
     Notes
     -----
-    When tasks have different numbers of runs, each k averages its own set
-    of tasks (those with ``n >= k``), so the curve can rise where a task with
-    few runs and a low pass rate drops out. With equal runs, pass^k never
-    rises and pass@k never falls as k grows.
+    * **pass^k, pass@k and their intervals.** When every counted task has
+      exactly k runs, pass^k is the share of tasks that passed all of them --
+      a binomial proportion over independent tasks -- and pass@k the share
+      that passed any; they get a binomial interval. Otherwise each is a mean
+      of per-task values and gets a task bootstrap (tasks are the independent
+      units; runs of one task are not).
+    * **p_pow_k** is pass@1 ** k, the prediction if every run of every task
+      passed independently with one chance; ``p_pow_k_low``/``high`` is the
+      pass@1 interval (computed as the k = 1 row's is) raised to the power k.
+      On real tasks the measured pass^k sits above it.
+    * **betabinom_pow_k** is ``E[p^k]`` under a beta-binomial fit of the
+      (n, c) pairs (:func:`~passk_lab.fit_betabinom`, where its interval
+      is): the prediction when tasks differ in difficulty, defined for k
+      beyond the observed runs.
+    * When tasks have different numbers of runs, each k averages its own set
+      of tasks (those with ``n >= k``), so the curve can rise where a task
+      with few runs and a low pass rate drops out. With equal runs, pass^k
+      never rises and pass@k never falls as k grows.
+    * Bootstrap intervals shrink to a point when every task has the same
+      value (all passed, say); binomial intervals do not.
 
     Examples
     --------
     >>> import passk_lab as pk
-    >>> curve = reliability_curve(pk.simulate_coin(p=0.85, tasks=40, k=5, seed=42))
-    >>> curve[["k", "pass_pow_k", "pass_at_k", "p_pow_k", "n_tasks"]].round(4)
-       k  pass_pow_k  pass_at_k  p_pow_k  n_tasks
-    0  1       0.860      0.860   0.8600       40
-    1  2       0.735      0.985   0.7396       40
-    2  3       0.625      1.000   0.6361       40
-    3  4       0.530      1.000   0.5470       40
-    4  5       0.450      1.000   0.4704       40
+    >>> curve = reliability_curve(pk.simulate_coin(p=0.85, tasks=40, k=5, seed=42), rng=0)
+    >>> curve[["k", "pass_pow_k", "pass_at_k", "p_pow_k", "betabinom_pow_k"]].round(4)
+       k  pass_pow_k  pass_at_k  p_pow_k  betabinom_pow_k
+    0  1       0.860      0.860   0.8600           0.8600
+    1  2       0.735      0.985   0.7396           0.7396
+    2  3       0.625      1.000   0.6361           0.6361
+    3  4       0.530      1.000   0.5470           0.5470
+    4  5       0.450      1.000   0.4704           0.4704
+    >>> curve[["k", "pass_pow_k_low", "pass_pow_k_high", "interval_method"]].round(3)
+       k  pass_pow_k_low  pass_pow_k_high       interval_method
+    0  1           0.815            0.905                   bca
+    1  2           0.655            0.815                   bca
+    2  3           0.520            0.738  bca (pass@k: wilson)
+    3  4           0.405            0.665  bca (pass@k: wilson)
+    4  5           0.307            0.602                wilson
     """
+    spec = _IntervalSpec.of(method, confidence_level, n_resamples, rng)
     histogram = _histogram(runs, by, errors)
-    curve = _curve(histogram, _group_ks(histogram, ks), 2)
-    curve.attrs["errors"] = errors
+    curve = _curve(histogram, _group_ks(histogram, ks), 2, spec)
+    curve.attrs.update(
+        errors=errors,
+        confidence_level=spec.confidence_level,
+        method=spec.method,
+        n_resamples=spec.n_resamples,
+    )
     return curve
 
 

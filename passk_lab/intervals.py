@@ -253,7 +253,9 @@ def _bca_levels(
     """Return the BCa percentiles (Efron and Tibshirani 1993, eq. 14.10), per column."""
     finite = np.isfinite(replicates)
     size = finite.sum(axis=0)
-    below = (replicates < estimate).sum(axis=0) + (replicates <= estimate).sum(axis=0)
+    # a resample that reproduces the data's mean is a tie, whatever the last bits of the sums
+    tie = 1e-12 * np.maximum(np.abs(estimate), 1.0)
+    below = (replicates < estimate - tie).sum(axis=0) + (replicates <= estimate + tie).sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         share = below / (2.0 * size)
     # a resample never below (or above) the estimate would make the bias correction infinite
@@ -356,6 +358,13 @@ def two_level_bootstrap(
     second time: the intervals are wider than the task bootstrap's and
     conservative. It answers "what if the runs had come out differently too".
 
+    Redrawing runs from a task's observed rate moves values that are not
+    linear in c: a task's pass^k estimate ``C(c, k) / C(n, k)`` becomes, on
+    average, the plug-in ``(c / n)^k``, which is larger. The replicates are
+    therefore shifted back by that expected move, computed exactly for each
+    resample of tasks (and clipped to [0, 1]), before the percentiles are
+    taken.
+
     Parameters
     ----------
     n, c, tasks : ndarray of int, shape (cells,)
@@ -377,16 +386,27 @@ def two_level_bootstrap(
     """
     level = confidence(confidence_level)
     weights = _resample_cells(tasks, n_resamples, rng)
-    redrawn_n, redrawn_c, redrawn = [], [], []
+    redrawn_n, redrawn_c, redrawn, chances = [], [], [], []
     for cell in range(len(n)):
         outcomes = np.arange(n[cell] + 1)
-        chances = stats.binom.pmf(outcomes, n[cell], c[cell] / n[cell])
-        redrawn.append(rng.multinomial(weights[:, cell], chances / chances.sum()))
+        chance = stats.binom.pmf(outcomes, n[cell], c[cell] / n[cell])
+        chances.append(chance / chance.sum())
+        redrawn.append(rng.multinomial(weights[:, cell], chances[-1]))
         redrawn_n.append(np.full(len(outcomes), n[cell]))
         redrawn_c.append(outcomes)
     values = values_of(np.concatenate(redrawn_n), np.concatenate(redrawn_c))
     replicates = weighted_means(np.concatenate(redrawn, axis=1), values)
-    estimate = weighted_means(tasks[None, :], values_of(n, c))[0]
+    observed = values_of(n, c)
+    # each cell's value once its runs are redrawn, on average: (c/n)^k for pass^k
+    blocks = np.cumsum([0, *(len(chance) for chance in chances)])
+    expected = np.stack(
+        [
+            chance @ values[start:end]
+            for chance, start, end in zip(chances, blocks[:-1], blocks[1:], strict=True)
+        ]
+    )
+    replicates = np.clip(replicates - weighted_means(weights, expected - observed), 0.0, 1.0)
+    estimate = weighted_means(tasks[None, :], observed)[0]
     return _limits(replicates, estimate, *_tails(level, values.shape[1]))
 
 

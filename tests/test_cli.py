@@ -81,7 +81,7 @@ def test_analyze_prints_a_table_per_group_in_each_format(tmp_path, capsys):
     )
     path = tmp_path / "runs.csv"
     runs.to_csv(path, index=False)
-    expected = reliability_curve(runs, [1, 2, 3], by="model")
+    expected = reliability_curve(runs, [1, 2, 3], by="model", rng=0)
 
     assert main(["analyze", str(path), "--by", "model", "--k", "1..3", "--format", "csv"]) == 0
     table = pd.read_csv(io.StringIO(capsys.readouterr().out))
@@ -93,12 +93,21 @@ def test_analyze_prints_a_table_per_group_in_each_format(tmp_path, capsys):
         "model",
         "k",
         "pass_pow_k",
+        "pass_pow_k_low",
+        "pass_pow_k_high",
         "pass_at_k",
         "p_pow_k",
+        "betabinom_pow_k",
         "n_tasks",
         "n_tasks_excluded",
+        "interval_method",
     ]
-    assert lines[1].split()[:3] == ["a", "1", f"{expected['pass_pow_k'][0]:.4f}"]
+    first = expected.iloc[0]
+    assert lines[1].split()[:5] == [
+        "a",
+        "1",
+        *(f"{first[name]:.4f}" for name in ("pass_pow_k", "pass_pow_k_low", "pass_pow_k_high")),
+    ]
     assert len(lines) == 7
 
     assert main(["analyze", str(path), "--by", "model", "--format", "markdown"]) == 0
