@@ -123,7 +123,7 @@ def test_invariants_hold_when_every_task_has_the_same_runs(tasks):
     curve = pk.reliability_curve(as_runs(tasks), n_resamples=200, rng=0)
     for name in ("pass_pow_k", "pass_at_k", "p_pow_k"):
         low, high = curve[f"{name}_low"], curve[f"{name}_high"]
-        assert np.all((0 <= low) & (low <= curve[name] + 1e-12))
+        assert np.all((low >= 0) & (low <= curve[name] + 1e-12))
         assert np.all((curve[name] <= high + 1e-12) & (high <= 1))
     pow_k, at_k = curve["pass_pow_k"].to_numpy(), curve["pass_at_k"].to_numpy()
     at_1 = pow_k[0]
@@ -306,3 +306,86 @@ def test_bad_k_values_are_refused():
         pk.reliability_curve(runs, ks=3)
     with pytest.raises(ValueError, match="ks is empty"):
         pk.reliability_curve(runs, ks=[])
+
+
+# --- intervals on the curve ----------------------------------------------------------------
+
+
+def test_tau_bench_curve_has_intervals_the_p_pow_k_band_and_the_beta_binomial(tau_bench_runs):
+    curve = pk.reliability_curve(tau_bench_runs, rng=1).set_index("k")
+    counts = pk.tally(tau_bench_runs)
+    # every task has 4 runs: pass^4 is 10 of 50 tasks passing all four, a binomial proportion
+    passed_all = int((counts["c"] == 4).sum())
+    low, high = pk.binomial_ci(passed_all, 50)
+    assert (curve.loc[4, "pass_pow_k_low"], curve.loc[4, "pass_pow_k_high"]) == (low, high)
+    assert curve.loc[4, "interval_method"] == "wilson"
+    assert (curve.loc[1:3, "interval_method"] == "bca").all()
+    # the independent-runs prediction p^4 = 0.42^4 sits far below the measured interval
+    assert curve.loc[4, "p_pow_k"] == pytest.approx(0.42**4)
+    assert curve.loc[4, "p_pow_k_high"] < curve.loc[4, "pass_pow_k_low"]
+    # the beta-binomial prediction lies inside every measured interval
+    fit = pk.fit_betabinom(tau_bench_runs)
+    np.testing.assert_allclose(curve["betabinom_pow_k"], fit.pow_k([1, 2, 3, 4]), rtol=1e-12)
+    assert np.all(curve["pass_pow_k_low"] < curve["betabinom_pow_k"])
+    assert np.all(curve["betabinom_pow_k"] < curve["pass_pow_k_high"])
+    assert curve.attrs == {
+        "errors": "fail",
+        "confidence_level": 0.95,
+        "method": "auto",
+        "n_resamples": 10_000,
+    }
+
+
+def test_p_pow_k_band_is_the_pass_at_1_interval_to_the_power_k(tau_bench_runs):
+    with pytest.warns(RuntimeWarning, match="no estimate for k = 9"):
+        curve = pk.reliability_curve(tau_bench_runs, ks=[1, 3, 9], rng=2)
+    assert curve["p_pow_k_low"].notna().all()  # the prediction reaches beyond the runs
+    first = curve.iloc[0]
+    assert first["p_pow_k_low"] == first["pass_pow_k_low"]
+    assert first["p_pow_k_high"] == first["pass_pow_k_high"]
+    np.testing.assert_allclose(curve["p_pow_k_low"], first["pass_pow_k_low"] ** curve["k"])
+    np.testing.assert_allclose(curve["p_pow_k_high"], first["pass_pow_k_high"] ** curve["k"])
+
+
+def test_binomial_rows_follow_the_chosen_binomial_method():
+    runs = pk.simulate_coin(p=0.7, tasks=30, k=4, seed=3)
+    counts = pk.tally(runs)
+    curve = pk.reliability_curve(runs, method="clopper_pearson", rng=0).set_index("k")
+    assert curve.loc[4, "interval_method"] == "clopper_pearson"
+    expected_all = pk.binomial_ci((counts["c"] == 4).sum(), 30, method="clopper_pearson")
+    expected_any = pk.binomial_ci((counts["c"] > 0).sum(), 30, method="clopper_pearson")
+    assert (curve.loc[4, "pass_pow_k_low"], curve.loc[4, "pass_pow_k_high"]) == expected_all
+    assert (curve.loc[4, "pass_at_k_low"], curve.loc[4, "pass_at_k_high"]) == expected_any
+
+
+@pytest.mark.parametrize("method", ["percentile", "bca", "two-level"])
+def test_bootstrap_methods_apply_to_every_k_and_repeat_with_a_seed(method):
+    runs = pk.simulate_coin(p=0.7, tasks=30, k=4, seed=4)
+    curve = pk.reliability_curve(runs, method=method, n_resamples=2000, rng=5)
+    # (a pass@k that is 1 for every task gets a binomial interval instead; see below)
+    assert all(name.startswith(method) for name in curve["interval_method"])
+    again = pk.reliability_curve(
+        runs, method=method, n_resamples=2000, rng=np.random.default_rng(5)
+    )
+    pd.testing.assert_frame_equal(curve, again)
+    assert np.all(curve["pass_pow_k_low"] < curve["pass_pow_k_high"])
+
+
+def test_a_bootstrap_interval_that_collapses_at_one_becomes_a_binomial_interval():
+    # every task passed at least 3 of its 5 runs, so every task's pass@3 is exactly 1
+    counts = pd.DataFrame({"task": range(20), "n": 5, "c": [3, 4, 5, 5] * 5})
+    curve = pk.reliability_curve(counts, rng=0).set_index("k")
+    assert curve.loc[3, "pass_at_k"] == 1.0
+    assert (curve.loc[3, "pass_at_k_low"], curve.loc[3, "pass_at_k_high"]) == pk.binomial_ci(20, 20)
+    assert curve.loc[3, "interval_method"] == "bca (pass@k: wilson)"
+    assert curve.loc[3, "pass_pow_k_low"] < curve.loc[3, "pass_pow_k_high"]
+
+
+def test_interval_settings_are_checked():
+    runs = pk.simulate_coin(p=0.7, tasks=10, k=3, seed=6)
+    with pytest.raises(ValueError, match="method must be one of auto, wilson"):
+        pk.reliability_curve(runs, method="exact")
+    with pytest.raises(ValueError, match="strictly between 0 and 1"):
+        pk.reliability_curve(runs, confidence_level=95)
+    with pytest.raises(ValueError, match="n_resamples must be a positive integer"):
+        pk.reliability_curve(runs, n_resamples=0)
