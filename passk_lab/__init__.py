@@ -14,6 +14,7 @@ Examples
 
 from importlib.metadata import PackageNotFoundError, version
 
+from passk_lab.compare import compare
 from passk_lab.estimators import (
     analytic_pow_k,
     error_sensitivity,
@@ -53,6 +54,7 @@ __all__ = [
     "analytic_pow_k",
     "binomial_ci",
     "coin_tasks",
+    "compare",
     "error_sensitivity",
     "evaluate",
     "evaluate_async",

@@ -1,0 +1,225 @@
+"""Paired comparison of two agents run on the same tasks.
+
+Two agents evaluated on the same tasks share the tasks' difficulty: a hard
+task pulls both scores down. The difference in pass^k is best measured task by
+task, and its uncertainty by resampling tasks (both agents' runs of a task go
+together), which removes the shared difficulty from the noise. The
+correlation between the agents' per-task scores says how much that gains.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from passk_lab.estimators import _ks
+from passk_lab.histogram import Floats, products
+from passk_lab.intervals import BOOTSTRAP_METHODS, BootstrapMethod, confidence, task_bootstrap
+from passk_lab.outcomes import ErrorPolicy, Ints, Tally, as_tally, label
+
+__all__ = ["compare"]
+
+COMPARE_COLUMNS = (
+    "metric",
+    "k",
+    "value_a",
+    "value_b",
+    "difference",
+    "difference_low",
+    "difference_high",
+    "correlation",
+    "n_tasks",
+)
+
+
+def _examples(tasks: pd.Index) -> str:
+    shown = ", ".join(repr(label(task)) for task in tasks[:5])
+    return shown + (", ..." if len(tasks) > 5 else "")
+
+
+def _match(first: Tally, second: Tally, unmatched: str) -> tuple[Ints, Ints, pd.Index, pd.Index]:
+    """Positions of the shared tasks in each tally, and the tasks only one side has."""
+    if unmatched not in ("raise", "drop"):
+        raise ValueError(f"unmatched must be 'raise' or 'drop', got {unmatched!r}")
+    tasks_a = pd.Index(first.labels["task"])
+    tasks_b = pd.Index(second.labels["task"])
+    in_b = tasks_b.get_indexer(tasks_a)
+    only_a = tasks_a[in_b < 0]
+    only_b = tasks_b[~tasks_b.isin(tasks_a)]
+    shared = int((in_b >= 0).sum())
+    if len(only_a) or len(only_b):
+        what = (
+            f"{len(only_a)} task(s) appear only in runs_a ({_examples(only_a)}) and "
+            f"{len(only_b)} only in runs_b ({_examples(only_b)})"
+        )
+        if shared == 0:
+            raise ValueError(f"the two sides share no task: {what}; compare needs the same tasks")
+        if unmatched == "raise":
+            raise ValueError(
+                f"{what}; a paired comparison needs the same tasks on both sides: run the missing "
+                f"ones, or pass unmatched='drop' to compare the {shared} shared tasks (the "
+                f"dropped ones are listed in the result's attrs)"
+            )
+        warnings.warn(
+            f"compared the {shared} shared tasks and dropped {what}",
+            UserWarning,
+            stacklevel=3,
+        )
+    keep = np.flatnonzero(in_b >= 0)
+    return keep, in_b[keep], only_a, only_b
+
+
+def _side_values(n: Ints, c: Ints, ks: Ints) -> Floats:
+    """Per cell: pass^k for every k, then pass@k for every k (NaN where k > n)."""
+    return np.hstack([products(n, c, ks), 1.0 - products(n, n - c, ks)])
+
+
+def _weighted_correlation(tasks: Ints, a: Floats, b: Floats) -> Floats:
+    """Pearson correlation of the columns of `a` and `b` over the cells counted in both."""
+    counted = np.isfinite(a) & np.isfinite(b)
+    weight = tasks[:, None] * counted
+    total = weight.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_a = (weight * np.where(counted, a, 0.0)).sum(axis=0) / total
+        mean_b = (weight * np.where(counted, b, 0.0)).sum(axis=0) / total
+        gap_a = np.where(counted, a - mean_a, 0.0)
+        gap_b = np.where(counted, b - mean_b, 0.0)
+        covariance = (weight * gap_a * gap_b).sum(axis=0)
+        spread = np.sqrt((weight * gap_a**2).sum(axis=0) * (weight * gap_b**2).sum(axis=0))
+        correlation: Floats = np.where(spread > 0, covariance / spread, np.nan)
+    return correlation
+
+
+def compare(
+    runs_a: pd.DataFrame | np.ndarray,
+    runs_b: pd.DataFrame | np.ndarray,
+    ks: Iterable[int] | None = None,
+    *,
+    errors: ErrorPolicy = "fail",
+    confidence_level: float = 0.95,
+    method: BootstrapMethod = "bca",
+    n_resamples: int = 10_000,
+    rng: int | np.random.Generator | None = None,
+    unmatched: Literal["raise", "drop"] = "raise",
+) -> pd.DataFrame:
+    """Compare two agents' pass^k and pass@k on the same tasks, with paired bootstrap intervals.
+
+    Parameters
+    ----------
+    runs_a, runs_b : DataFrame or numpy.ndarray
+        Each agent's runs table, outcome matrix or tally (no groups), with
+        the same task ids. The agents may have different numbers of runs.
+    ks : sequence of int, optional
+        The k values; by default 1 to the largest k both agents reach.
+    errors : {"fail", "exclude"}
+        An errored or timed-out run is a failed run, or is left out of `n`.
+    confidence_level : float
+        In (0, 1).
+    method : {"bca", "percentile"}
+        The bootstrap interval of the difference.
+    n_resamples : int
+        Bootstrap resamples of tasks (each task keeps both agents' runs).
+    rng : int, numpy.random.Generator or None
+        Seed or generator of the bootstrap.
+    unmatched : {"raise", "drop"}
+        A task that only one side has is refused (the default), or dropped
+        with a warning and listed in ``attrs["only_in_a"]`` and
+        ``attrs["only_in_b"]``.
+
+    Returns
+    -------
+    DataFrame
+        One row per metric (``pass_pow_k``, ``pass_at_k``) and k:
+        ``[metric, k, value_a, value_b, difference, difference_low,
+        difference_high, correlation, n_tasks]``. ``difference`` is
+        ``value_a - value_b`` over the ``n_tasks`` tasks where both agents have
+        at least k runs (pass@1 is the k = 1 row); ``correlation`` is the
+        Pearson correlation of the two agents' per-task estimates.
+
+    Raises
+    ------
+    ValueError
+        If a task is on one side only (with ``unmatched="raise"``), or the
+        sides share no task.
+
+    Examples
+    --------
+    >>> import passk_lab as pk
+    >>> strong = pk.simulate_coin(p=0.9, tasks=200, k=4, seed=1)
+    >>> weak = pk.simulate_coin(p=0.7, tasks=200, k=4, seed=2)
+    >>> table = compare(strong, weak, [1, 4], rng=0)
+    >>> table[["metric", "k", "value_a", "value_b", "difference"]].round(3)
+           metric  k  value_a  value_b  difference
+    0  pass_pow_k  1     0.90    0.684       0.216
+    1  pass_pow_k  4     0.67    0.195       0.475
+    2   pass_at_k  1     0.90    0.684       0.216
+    3   pass_at_k  4     1.00    1.000       0.000
+    >>> table.loc[:1, ["k", "difference_low", "difference_high"]].round(3)
+       k  difference_low  difference_high
+    0  1           0.180            0.252
+    1  4           0.385            0.555
+    """
+    level = confidence(confidence_level)
+    if method not in BOOTSTRAP_METHODS:
+        raise ValueError(f"method must be one of {', '.join(BOOTSTRAP_METHODS)}; got {method!r}")
+    first = as_tally(runs_a, None, errors=errors)
+    second = as_tally(runs_b, None, errors=errors)
+    rows_a, rows_b, only_a, only_b = _match(first, second, unmatched)
+    joint = np.column_stack([first.n[rows_a], first.c[rows_a], second.n[rows_b], second.c[rows_b]])
+    cells, tasks = np.unique(joint, axis=0, return_counts=True)
+    n_a, c_a, n_b, c_b = cells.T
+    largest = int(min(n_a.max(), n_b.max()))
+    values_ks = _ks(ks, largest)
+    value_a = _side_values(n_a, c_a, values_ks)
+    value_b = _side_values(n_b, c_b, values_ks)
+    both = np.isfinite(value_a) & np.isfinite(value_b)
+    value_a = np.where(both, value_a, np.nan)
+    value_b = np.where(both, value_b, np.nan)
+    difference = value_a - value_b
+    counted = (tasks[:, None] * both).sum(axis=0)
+    if np.any(counted == 0):
+        missing = np.unique(np.tile(values_ks, 2)[counted == 0])
+        raise ValueError(
+            f"no task has k = {', '.join(map(str, missing))} runs on both sides (the most both "
+            f"reach is {largest}); choose ks up to {largest}"
+        )
+
+    def mean(values: Floats) -> Floats:
+        means: Floats = (tasks[:, None] * np.where(both, values, 0.0)).sum(axis=0) / counted
+        return means
+
+    low, high = task_bootstrap(
+        tasks.astype(np.int64),
+        difference,
+        method=method,
+        n_resamples=n_resamples,
+        confidence_level=level,
+        rng=np.random.default_rng(rng),
+    )
+    width = len(values_ks)
+    table = pd.DataFrame(
+        {
+            "metric": ["pass_pow_k"] * width + ["pass_at_k"] * width,
+            "k": np.tile(values_ks, 2),
+            "value_a": mean(value_a),
+            "value_b": mean(value_b),
+            "difference": mean(difference),
+            "difference_low": low,
+            "difference_high": high,
+            "correlation": _weighted_correlation(tasks.astype(np.int64), value_a, value_b),
+            "n_tasks": counted.astype(np.int64),
+        }
+    )
+    table.attrs.update(
+        confidence_level=level,
+        method=method,
+        n_resamples=n_resamples,
+        errors=errors,
+        only_in_a=list(only_a),
+        only_in_b=list(only_b),
+    )
+    return table

@@ -1,0 +1,139 @@
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import passk_lab as pk
+
+
+def correlated_agents(tasks, runs, seed):
+    """Two agents on shared tasks: agent b is agent a with a slightly lower chance per task."""
+    rng = np.random.default_rng(seed)
+    chance = rng.beta(1.2, 0.6, size=tasks)
+    index = pd.Index(range(tasks), name="task")
+
+    def agent(shift):
+        passed = rng.random((tasks, runs)) < np.clip(chance - shift, 0, 1)[:, None]
+        return pk.runs_from_matrix(pd.DataFrame(passed, index=index))
+
+    return agent(0.0), agent(0.1)
+
+
+def per_task(runs, k, metric):
+    counts = pk.tally(runs)
+    n, c = counts["n"].to_numpy(), counts["c"].to_numpy()
+    if metric == "pass_pow_k":
+        return np.array([math.comb(ci, k) / math.comb(ni, k) for ni, ci in zip(n, c, strict=True)])
+    return np.array(
+        [1 - math.comb(ni - ci, k) / math.comb(ni, k) for ni, ci in zip(n, c, strict=True)]
+    )
+
+
+def test_estimates_differences_and_correlations_match_per_task_values():
+    a, b = correlated_agents(80, 5, seed=1)
+    table = pk.compare(a, b, n_resamples=500, rng=0)
+    assert list(table.columns) == [
+        "metric",
+        "k",
+        "value_a",
+        "value_b",
+        "difference",
+        "difference_low",
+        "difference_high",
+        "correlation",
+        "n_tasks",
+    ]
+    for row in table.itertuples():
+        scores_a = per_task(a, row.k, row.metric)
+        scores_b = per_task(b, row.k, row.metric)
+        assert row.value_a == pytest.approx(scores_a.mean(), rel=1e-12)
+        assert row.value_b == pytest.approx(scores_b.mean(), rel=1e-12)
+        assert row.difference == pytest.approx(scores_a.mean() - scores_b.mean(), abs=1e-12)
+        assert row.correlation == pytest.approx(np.corrcoef(scores_a, scores_b)[0, 1], rel=1e-9)
+        assert row.n_tasks == 80
+    pow_k = table[table["metric"] == "pass_pow_k"]
+    assert pow_k["value_a"].tolist() == pytest.approx([pk.pass_pow_k(a, k) for k in pow_k["k"]])
+
+
+@pytest.mark.parametrize(("method", "scipy_method"), [("percentile", "percentile"), ("bca", "BCa")])
+def test_paired_interval_agrees_with_scipy_on_per_task_differences(method, scipy_method):
+    a, b = correlated_agents(60, 4, seed=2)
+    table = pk.compare(a, b, [2], method=method, n_resamples=40_000, rng=3)
+    differences = per_task(a, 2, "pass_pow_k") - per_task(b, 2, "pass_pow_k")
+    reference = stats.bootstrap(
+        (differences,), np.mean, method=scipy_method, n_resamples=40_000, rng=4
+    ).confidence_interval
+    row = table.iloc[0]
+    assert row["difference_low"] == pytest.approx(reference.low, abs=0.008)
+    assert row["difference_high"] == pytest.approx(reference.high, abs=0.008)
+
+
+def test_pairing_narrows_the_interval_when_the_agents_share_difficulty():
+    a, b = correlated_agents(200, 4, seed=5)
+    row = pk.compare(a, b, [1], n_resamples=5000, rng=6).iloc[0]
+    assert row["correlation"] > 0.5
+    scores_a, scores_b = per_task(a, 1, "pass_pow_k"), per_task(b, 1, "pass_pow_k")
+    # an unpaired normal interval that ignores the shared difficulty
+    unpaired = 2 * 1.96 * np.sqrt(scores_a.var(ddof=1) / 200 + scores_b.var(ddof=1) / 200)
+    # paired variance is (1 - correlation) times the unpaired one: sd ratio about 0.55 here
+    assert row["difference_high"] - row["difference_low"] < 0.75 * unpaired
+    assert row["difference_low"] > 0  # b is a worse by 0.1 per task
+
+
+def test_an_agent_compared_with_itself_differs_by_exactly_zero():
+    a, _ = correlated_agents(30, 3, seed=7)
+    table = pk.compare(a, a, n_resamples=200, rng=0)
+    assert (table["difference"] == 0).all()
+    assert (table["difference_low"] == 0).all()
+    assert (table["difference_high"] == 0).all()
+
+
+def test_unequal_runs_use_the_tasks_both_agents_have_k_runs_for():
+    a = pd.DataFrame({"task": ["x", "y", "z"], "n": [2, 4, 4], "c": [2, 3, 1]})
+    b = pd.DataFrame({"task": ["z", "y", "x"], "n": [3, 4, 4], "c": [3, 2, 0]})
+    table = pk.compare(a, b, [1, 3], n_resamples=200, rng=0).set_index(["metric", "k"])
+    row = table.loc[("pass_pow_k", 3)]
+    assert row["n_tasks"] == 2  # x has 2 runs on side a: left out at k = 3
+    # y: C(3,3)/C(4,3) - C(2,3)/C(4,3) = 0.25 - 0; z: 0 - 1
+    assert row["difference"] == pytest.approx((0.25 + (0 - 1)) / 2)
+    assert table.loc[("pass_pow_k", 1), "n_tasks"] == 3
+
+
+def test_tasks_on_one_side_only_are_refused_or_dropped_with_a_record():
+    a = pd.DataFrame({"task": ["x", "y", "z"], "n": 3, "c": [2, 3, 1]})
+    b = pd.DataFrame({"task": ["y", "z", "w"], "n": 3, "c": [3, 2, 0]})
+    with pytest.raises(
+        ValueError,
+        match=r"1 task\(s\) appear only in runs_a \('x'\) and 1 only "
+        r"in runs_b \('w'\).*unmatched='drop' to compare the 2 shared tasks",
+    ):
+        pk.compare(a, b)
+    with pytest.warns(UserWarning, match="compared the 2 shared tasks and dropped"):
+        table = pk.compare(a, b, n_resamples=100, rng=0, unmatched="drop")
+    assert table.attrs["only_in_a"] == ["x"]
+    assert table.attrs["only_in_b"] == ["w"]
+    assert (table["n_tasks"] == 2).all()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"unmatched": "ignore"}, "unmatched must be 'raise' or 'drop'"),
+        ({"method": "two-level"}, "method must be one of percentile, bca"),
+        ({"ks": [5]}, r"no task has k = 5 runs on both sides .* choose ks up to 3"),
+        ({"confidence_level": 0}, "strictly between"),
+    ],
+)
+def test_bad_settings_are_refused(kwargs, message):
+    a = pd.DataFrame({"task": ["x", "y"], "n": 3, "c": [2, 3]})
+    with pytest.raises(ValueError, match=message):
+        pk.compare(a, a, **kwargs)
+
+
+def test_no_shared_task_is_refused():
+    a = pd.DataFrame({"task": ["x"], "n": 3, "c": [2]})
+    b = pd.DataFrame({"task": ["y"], "n": 3, "c": [2]})
+    with pytest.raises(ValueError, match="share no task"):
+        pk.compare(a, b, unmatched="drop")
