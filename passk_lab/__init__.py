@@ -35,6 +35,7 @@ from passk_lab.outcomes import (
     tally,
     task_consistency,
 )
+from passk_lab.planning import plan_evaluation, required_p, zero_failure_runs
 from passk_lab.seeded import mulberry32, seeded
 from passk_lab.simulate import coin_tasks, simulate_coin
 
@@ -67,11 +68,14 @@ __all__ = [
     "pass_pow_k",
     "passed_from_reward",
     "per_run",
+    "plan_evaluation",
     "plugin_pow_k",
     "reliability_curve",
+    "required_p",
     "runs_from_matrix",
     "seeded",
     "simulate_coin",
     "tally",
     "task_consistency",
+    "zero_failure_runs",
 ]
