@@ -15,6 +15,7 @@ Examples
 from importlib.metadata import PackageNotFoundError, version
 
 from passk_lab.compare import compare
+from passk_lab.coverage import interval_coverage
 from passk_lab.estimators import (
     analytic_pow_k,
     error_sensitivity,
@@ -60,6 +61,7 @@ __all__ = [
     "evaluate",
     "evaluate_async",
     "fit_betabinom",
+    "interval_coverage",
     "mulberry32",
     "outcome_matrix",
     "pass_at_1",

@@ -356,7 +356,7 @@ def _group_ks(histogram: Histogram, ks: Iterable[object] | None) -> list[Ints]:
 
 
 @dataclass(frozen=True)
-class _IntervalSpec:
+class IntervalSpec:
     """How the curve's intervals are computed: the method, the level and the resampling."""
 
     method: IntervalMethod
@@ -371,7 +371,7 @@ class _IntervalSpec:
         confidence_level: float,
         n_resamples: int,
         rng: int | np.random.Generator | None,
-    ) -> _IntervalSpec:
+    ) -> IntervalSpec:
         if method not in INTERVAL_METHODS:
             raise ValueError(f"method must be one of {', '.join(INTERVAL_METHODS)}; got {method!r}")
         return cls(
@@ -400,8 +400,8 @@ def _cell_values(n: Ints, c: Ints, ks: Ints) -> Floats:
     return np.hstack([products(n, c, ks), 1.0 - products(n, n - c, ks), products(n, c, one)])
 
 
-def _group_intervals(
-    n: Ints, c: Ints, tasks: Ints, ks: Ints, spec: _IntervalSpec
+def group_intervals(
+    n: Ints, c: Ints, tasks: Ints, ks: Ints, spec: IntervalSpec
 ) -> tuple[Floats, Floats, list[str]]:
     """Intervals of one group's pass^k, pass@k (every k) and pass@1, and the method of each k.
 
@@ -461,7 +461,7 @@ def _curve(
     histogram: Histogram,
     group_ks: list[Ints],
     stacklevel: int,
-    spec: _IntervalSpec | None = None,
+    spec: IntervalSpec | None = None,
 ) -> pd.DataFrame:
     """One row per (group, k); intervals and the beta-binomial prediction only with `spec`."""
     all_ks = np.unique(np.concatenate(group_ks))
@@ -479,7 +479,7 @@ def _curve(
         if spec is not None:
             cells = slice(histogram.starts[group], ends[group])
             n, c, tasks = histogram.n[cells], histogram.c[cells], histogram.tasks[cells]
-            low, high, methods = _group_intervals(n, c, tasks, ks, spec)
+            low, high, methods = group_intervals(n, c, tasks, ks, spec)
             width = len(ks)
             pow_low, pow_high = low[:width], high[:width]
             at_low, at_high = low[width : 2 * width], high[width : 2 * width]
@@ -615,7 +615,7 @@ def reliability_curve(
     3  4           0.405            0.665  bca (pass@k: wilson)
     4  5           0.307            0.602                wilson
     """
-    spec = _IntervalSpec.of(method, confidence_level, n_resamples, rng)
+    spec = IntervalSpec.of(method, confidence_level, n_resamples, rng)
     histogram = _histogram(runs, by, errors)
     curve = _curve(histogram, _group_ks(histogram, ks), 2, spec)
     curve.attrs.update(
