@@ -21,6 +21,12 @@ def scipy_log_likelihood(counts, alpha, beta):
     return stats.betabinom.logpmf(counts["c"], counts["n"], alpha, beta).sum()
 
 
+def test_the_tally_is_the_published_success_histogram(tau_bench_runs):
+    # docs/uncertainty.md rebuilds the fit from these counts of tasks with 0..4 passes
+    counts = pk.tally(tau_bench_runs)["c"].value_counts().sort_index()
+    assert counts.tolist() == [14, 12, 10, 4, 10]
+
+
 def test_fit_is_the_maximum_of_scipy_betabinom_likelihood(tau_bench_runs):
     counts = pk.tally(tau_bench_runs)
     fit = pk.fit_betabinom(tau_bench_runs)
