@@ -5,12 +5,13 @@ from __future__ import annotations
 import platform
 
 import bench_estimators
+import bench_intervals
 import bench_seeded
 from timing import print_table
 
 import passk_lab
 
-MODULES = [bench_estimators, bench_seeded]
+MODULES = [bench_estimators, bench_intervals, bench_seeded]
 
 
 def main() -> None:
