@@ -23,18 +23,6 @@ from passk_lab.outcomes import ErrorPolicy, Ints, Tally, as_tally, label
 
 __all__ = ["compare"]
 
-COMPARE_COLUMNS = (
-    "metric",
-    "k",
-    "value_a",
-    "value_b",
-    "difference",
-    "difference_low",
-    "difference_high",
-    "correlation",
-    "n_tasks",
-)
-
 
 def _examples(tasks: pd.Index) -> str:
     shown = ", ".join(repr(label(task)) for task in tasks[:5])

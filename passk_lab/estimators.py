@@ -50,24 +50,6 @@ __all__ = [
     "reliability_curve",
 ]
 
-CURVE_COLUMNS = (
-    "k",
-    "pass_pow_k",
-    "pass_pow_k_low",
-    "pass_pow_k_high",
-    "pass_at_k",
-    "pass_at_k_low",
-    "pass_at_k_high",
-    "p_pow_k",
-    "p_pow_k_low",
-    "p_pow_k_high",
-    "betabinom_pow_k",
-    "n_tasks",
-    "n_tasks_excluded",
-    "n_runs_excluded",
-    "interval_method",
-)
-
 IntervalMethod: TypeAlias = Literal[
     "auto",
     "wilson",

@@ -389,3 +389,28 @@ def test_interval_settings_are_checked():
         pk.reliability_curve(runs, confidence_level=95)
     with pytest.raises(ValueError, match="n_resamples must be a positive integer"):
         pk.reliability_curve(runs, n_resamples=0)
+
+
+def test_curve_columns_are_the_documented_contract():
+    curve = pk.reliability_curve(pk.simulate_coin(p=0.8, tasks=5, k=2, seed=1), by=None, rng=0)
+    assert curve.columns.tolist() == [
+        "k",
+        "pass_pow_k",
+        "pass_pow_k_low",
+        "pass_pow_k_high",
+        "pass_at_k",
+        "pass_at_k_low",
+        "pass_at_k_high",
+        "p_pow_k",
+        "p_pow_k_low",
+        "p_pow_k_high",
+        "betabinom_pow_k",
+        "n_tasks",
+        "n_tasks_excluded",
+        "n_runs_excluded",
+        "interval_method",
+    ]
+    grouped = pk.reliability_curve(
+        pk.simulate_coin(p=0.8, tasks=5, k=2, seed=1).assign(model="m"), by="model", rng=0
+    )
+    assert grouped.columns.tolist() == ["model", *curve.columns]
