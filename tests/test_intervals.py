@@ -177,34 +177,33 @@ def share_passed(n, c):
     return (c / n)[:, None]
 
 
-def test_two_level_equals_the_task_bootstrap_when_runs_never_vary():
-    # every task passed all its runs or none: redrawing runs changes nothing
-    n, c, tasks = np.array([4, 4, 6]), np.array([0, 4, 6]), np.array([10, 15, 5])
+def two_and_one_level(n, c, tasks, seed):
+    """The two-level and the one-level percentile intervals of pass@1, from one seed."""
     two_level = two_level_bootstrap(
-        n, c, tasks, share_passed, n_resamples=2000, rng=np.random.default_rng(7)
+        n, c, tasks, share_passed, n_resamples=4000, rng=np.random.default_rng(seed)
     )
     one_level = task_bootstrap(
         tasks,
         share_passed(n, c),
         method="percentile",
-        n_resamples=2000,
-        rng=np.random.default_rng(7),
+        n_resamples=4000,
+        rng=np.random.default_rng(seed),
+    )
+    return two_level, one_level
+
+
+def test_two_level_equals_the_task_bootstrap_when_runs_never_vary():
+    # every task passed all its runs or none: redrawing runs changes nothing
+    two_level, one_level = two_and_one_level(
+        np.array([4, 4, 6]), np.array([0, 4, 6]), np.array([10, 15, 5]), seed=7
     )
     np.testing.assert_allclose(two_level.low, one_level.low)
     np.testing.assert_allclose(two_level.high, one_level.high)
 
 
 def test_two_level_is_wider_when_runs_vary():
-    n, c, tasks = np.array([4, 4, 4]), np.array([1, 2, 3]), np.array([20, 20, 20])
-    two_level = two_level_bootstrap(
-        n, c, tasks, share_passed, n_resamples=5000, rng=np.random.default_rng(8)
-    )
-    one_level = task_bootstrap(
-        tasks,
-        share_passed(n, c),
-        method="percentile",
-        n_resamples=5000,
-        rng=np.random.default_rng(8),
+    two_level, one_level = two_and_one_level(
+        np.array([4, 4, 4]), np.array([1, 2, 3]), np.array([20, 20, 20]), seed=8
     )
     assert two_level.high[0] - two_level.low[0] > 1.2 * (one_level.high[0] - one_level.low[0])
 
