@@ -274,6 +274,15 @@ def _tails(level: float, columns: int) -> tuple[Floats, Floats]:
     return np.full(columns, tail), np.full(columns, 1.0 - tail)
 
 
+_BLOCK = 4_000_000  # resamples x cells held in memory at once
+
+
+def _blocks(n_resamples: int, cells: int) -> list[int]:
+    """Split `n_resamples` into blocks of at most ``_BLOCK / cells`` resamples."""
+    size = max(1, _BLOCK // max(cells, 1))
+    return [min(size, n_resamples - start) for start in range(0, n_resamples, size)]
+
+
 def _resample_cells(tasks: Ints, n_resamples: int, rng: np.random.Generator) -> Ints:
     total = int(tasks.sum())
     weights: Ints = rng.multinomial(total, tasks / total, size=n_resamples)
@@ -332,7 +341,12 @@ def task_bootstrap(
     level = confidence(confidence_level)
     if method not in BOOTSTRAP_METHODS:
         raise ValueError(f"method must be one of {', '.join(BOOTSTRAP_METHODS)}; got {method!r}")
-    replicates = weighted_means(_resample_cells(tasks, n_resamples, rng), values)
+    replicates = np.concatenate(
+        [
+            weighted_means(_resample_cells(tasks, size, rng), values)
+            for size in _blocks(n_resamples, len(tasks))
+        ]
+    )
     estimate = weighted_means(tasks[None, :], values)[0]
     if method == "percentile":
         return _limits(replicates, estimate, *_tails(level, values.shape[1]))
@@ -385,27 +399,32 @@ def two_level_bootstrap(
         Arrays with one limit per column.
     """
     level = confidence(confidence_level)
-    weights = _resample_cells(tasks, n_resamples, rng)
-    redrawn_n, redrawn_c, redrawn, chances = [], [], [], []
+    chances = []
     for cell in range(len(n)):
-        outcomes = np.arange(n[cell] + 1)
-        chance = stats.binom.pmf(outcomes, n[cell], c[cell] / n[cell])
+        chance = stats.binom.pmf(np.arange(n[cell] + 1), n[cell], c[cell] / n[cell])
         chances.append(chance / chance.sum())
-        redrawn.append(rng.multinomial(weights[:, cell], chances[-1]))
-        redrawn_n.append(np.full(len(outcomes), n[cell]))
-        redrawn_c.append(outcomes)
-    values = values_of(np.concatenate(redrawn_n), np.concatenate(redrawn_c))
-    replicates = weighted_means(np.concatenate(redrawn, axis=1), values)
+    redrawn_n = np.repeat(n, n + 1)
+    redrawn_c = np.concatenate([np.arange(size + 1) for size in n])
+    values = values_of(redrawn_n, redrawn_c)
     observed = values_of(n, c)
     # each cell's value once its runs are redrawn, on average: (c/n)^k for pass^k
-    blocks = np.cumsum([0, *(len(chance) for chance in chances)])
+    starts = np.concatenate([[0], np.cumsum(n + 1)])
     expected = np.stack(
         [
             chance @ values[start:end]
-            for chance, start, end in zip(chances, blocks[:-1], blocks[1:], strict=True)
+            for chance, start, end in zip(chances, starts[:-1], starts[1:], strict=True)
         ]
     )
-    replicates = np.clip(replicates - weighted_means(weights, expected - observed), 0.0, 1.0)
+    blocks = []
+    for size in _blocks(n_resamples, len(redrawn_n)):
+        weights = _resample_cells(tasks, size, rng)
+        redrawn = np.concatenate(
+            [rng.multinomial(weights[:, cell], chance) for cell, chance in enumerate(chances)],
+            axis=1,
+        )
+        moved = weighted_means(redrawn, values) - weighted_means(weights, expected - observed)
+        blocks.append(np.clip(moved, 0.0, 1.0))
+    replicates = np.concatenate(blocks)
     estimate = weighted_means(tasks[None, :], observed)[0]
     return _limits(replicates, estimate, *_tails(level, values.shape[1]))
 
