@@ -347,7 +347,7 @@ def fit_betabinom(
 
     Each task's chance of passing a run is taken to be drawn from one
     Beta(alpha, beta) over tasks, and its runs to be independent given that
-    chance (see the module notes for everything the model assumes). The fit
+    chance (see Notes for everything the model assumes). The fit
     explains a pass^k curve that sits above p^k and predicts pass^k for k
     beyond the runs observed.
 
@@ -362,6 +362,18 @@ def fit_betabinom(
     Returns
     -------
     BetaBinomialFit
+
+    Notes
+    -----
+    The model assumes: tasks are independent draws from one population; each
+    task has a fixed chance of passing a run, and those chances follow a Beta
+    distribution across tasks; a task's runs are independent given its chance
+    (no learning, drift or order effects); errored runs are handled by
+    `errors` like everywhere else. It does not assume tasks are alike: that is
+    the binomial model it is tested against (``lr_pvalue``). A population of
+    tasks in distinct clusters can fit poorly; compare ``pow_k`` with the
+    measured pass^k where both exist before trusting it beyond the observed
+    runs.
 
     Examples
     --------
