@@ -16,8 +16,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from passk_lab.estimators import _ks
-from passk_lab.histogram import Floats, products
+from passk_lab.estimators import _cell_values, _ks
+from passk_lab.histogram import Floats
 from passk_lab.intervals import BOOTSTRAP_METHODS, BootstrapMethod, confidence, task_bootstrap
 from passk_lab.outcomes import ErrorPolicy, Ints, Tally, as_tally, label
 
@@ -59,11 +59,6 @@ def _match(first: Tally, second: Tally, unmatched: str) -> tuple[Ints, Ints, pd.
         )
     keep = np.flatnonzero(in_b >= 0)
     return keep, in_b[keep], only_a, only_b
-
-
-def _side_values(n: Ints, c: Ints, ks: Ints) -> Floats:
-    """Per cell: pass^k for every k, then pass@k for every k (NaN where k > n)."""
-    return np.hstack([products(n, c, ks), 1.0 - products(n, n - c, ks)])
 
 
 def _weighted_correlation(tasks: Ints, a: Floats, b: Floats) -> Floats:
@@ -162,8 +157,9 @@ def compare(
     n_a, c_a, n_b, c_b = cells.T
     largest = int(min(n_a.max(), n_b.max()))
     values_ks = _ks(ks, largest)
-    value_a = _side_values(n_a, c_a, values_ks)
-    value_b = _side_values(n_b, c_b, values_ks)
+    # pass^k for every k, then pass@k for every k (the last column, pass@1, is not needed)
+    value_a = _cell_values(n_a, c_a, values_ks)[:, :-1]
+    value_b = _cell_values(n_b, c_b, values_ks)[:, :-1]
     both = np.isfinite(value_a) & np.isfinite(value_b)
     value_a = np.where(both, value_a, np.nan)
     value_b = np.where(both, value_b, np.nan)
