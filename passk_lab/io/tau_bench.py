@@ -1,0 +1,225 @@
+"""tau-bench results files: a JSON list with one record per run."""
+
+from __future__ import annotations
+
+import glob
+import json
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from passk_lab.io.rewards import decide
+
+__all__ = ["TAU_BENCH_DOMAINS", "read_tau_bench"]
+
+TAU_BENCH_DOMAINS = ("airline", "retail", "telecom")
+"""Domain names recognised at the end of a file name such as ``gpt-4o-airline.json``."""
+
+_NAME = re.compile(rf"^(?P<model>.+)-(?P<domain>{'|'.join(TAU_BENCH_DOMAINS)})$")
+_GLOB = re.compile(r"[*?\[]")
+
+
+def read_tau_bench(
+    path: str | Path | Sequence[str | Path],
+    *,
+    model: str | None = None,
+    domain: str | None = None,
+) -> pd.DataFrame:
+    """Read tau-bench results files into a runs table.
+
+    tau-bench writes one JSON list per evaluation, one record per run with
+    ``task_id``, ``trial``, ``reward`` and ``info``. A run passes when
+    ``|reward - 1| <= 1e-6``, as tau-bench decides (so every reward must lie
+    in [0, 1]). A run that ended on an error -- ``info`` has an ``error``, or
+    no ``reward_info`` (tau-bench then never computed the reward) -- keeps its
+    reward of 0 and is flagged in ``error``: a failed run by default, left out
+    with ``errors="exclude"``.
+
+    Parameters
+    ----------
+    path : str, pathlib.Path or sequence of them
+        One results file, a directory (every ``.json`` file in it), a glob
+        pattern (``"results/*-airline.json"``) or a list of files; several
+        files give one table.
+    model, domain : str, optional
+        Written into the ``model`` and ``domain`` columns of every row. By
+        default both come from a file name of the form
+        ``<model>-<domain>.json`` (domains: airline, retail, telecom), as in
+        tau-bench's published trajectories, and are missing otherwise.
+
+    Returns
+    -------
+    DataFrame
+        One row per record, in the files' order, with columns ``task``
+        (``task_id``), ``run`` (``trial``), ``passed``, ``reward``, ``error``
+        (missing when the run ended normally), ``model``, ``domain``,
+        ``source`` and ``user_cost`` (from ``info``, missing when absent) and
+        ``file`` (the file's name). ``attrs["files"]`` lists the files read.
+
+    Raises
+    ------
+    ValueError
+        If a file is not JSON (or is cut short), is not a list of records, or
+        a record lacks ``task_id`` or ``reward`` or has a reward that is not a
+        number in [0, 1]; the message names the file, the record and the field.
+    FileNotFoundError
+        If no file matches `path`.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib, passk_lab as pk
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> records = [
+    ...     {"task_id": 0, "trial": 0, "reward": 1.0, "info": {"reward_info": {}}},
+    ...     {"task_id": 0, "trial": 1, "reward": 0.0, "info": {"error": "API timeout"}},
+    ...     {"task_id": 1, "trial": 0, "reward": 1.0, "info": {"reward_info": {}}},
+    ...     {"task_id": 1, "trial": 1, "reward": 1.0, "info": {"reward_info": {}}},
+    ... ]
+    >>> _ = (folder / "gpt-4o-retail.json").write_text(json.dumps(records))
+    >>> runs = read_tau_bench(folder / "gpt-4o-retail.json")
+    >>> runs[["task", "run", "passed", "error", "model", "domain"]]
+       task  run  passed        error   model  domain
+    0     0    0    True          NaN  gpt-4o  retail
+    1     0    1   False  API timeout  gpt-4o  retail
+    2     1    0    True          NaN  gpt-4o  retail
+    3     1    1    True          NaN  gpt-4o  retail
+    >>> pk.pass_pow_k(runs, 2)
+    0.5
+    """
+    files = _files(path)
+    frames = [_read_file(file, model, domain) for file in files]
+    runs = pd.concat(frames, ignore_index=True)
+    runs.attrs["files"] = [str(file) for file in files]
+    return runs
+
+
+def _files(path: str | Path | Sequence[str | Path]) -> list[Path]:
+    if isinstance(path, str | Path):
+        text = str(path)
+        if _GLOB.search(text) and not Path(text).exists():
+            matches = sorted(glob.glob(text))
+            if not matches:
+                raise FileNotFoundError(f"no tau-bench results file matches {text!r}")
+            return [Path(match) for match in matches]
+        single = Path(path)
+        if single.is_dir():
+            found = sorted(single.glob("*.json"))
+            if not found:
+                raise FileNotFoundError(f"no .json results file in the directory {single}")
+            return found
+        candidates = [single]
+    else:
+        candidates = [Path(item) for item in path]
+        if not candidates:
+            raise ValueError("no tau-bench results file given: pass a path, a glob or a list")
+    for file in candidates:
+        if not file.is_file():
+            raise FileNotFoundError(f"no such tau-bench results file: {file}")
+    return candidates
+
+
+def _read_file(file: Path, model: str | None, domain: str | None) -> pd.DataFrame:
+    records = _records(file)
+    tasks: list[object] = []
+    trials: list[int] = []
+    rewards = np.empty(len(records), dtype=np.float64)
+    errors: list[str | None] = []
+    sources: list[object] = []
+    costs: list[object] = []
+    for number, record in enumerate(records):
+        where = _where(file, number, record)
+        if not isinstance(record, dict):
+            raise ValueError(f"{where}: a record must be a JSON object, got {_kind(record)}")
+        if record.get("task_id") is None:
+            raise ValueError(f"{where}: no task_id; every run needs the task it belongs to")
+        tasks.append(record["task_id"])
+        trials.append(_trial(record, where))
+        rewards[number] = _reward(record, where)
+        info = record.get("info")
+        info = info if isinstance(info, dict) else {}
+        errors.append(_error(info))
+        sources.append(info.get("source"))
+        costs.append(info.get("user_cost"))
+    named = _NAME.match(file.stem)
+    if named is not None:
+        model = named["model"] if model is None else model
+        domain = named["domain"] if domain is None else domain
+    return pd.DataFrame(
+        {
+            "task": tasks,
+            "run": np.asarray(trials, dtype=np.int64),
+            "passed": decide(rewards, None, lambda row: _where(file, row, records[row])),
+            "reward": rewards,
+            "error": pd.Series(errors, dtype="str"),
+            "model": pd.Series([model] * len(records), dtype="str"),
+            "domain": pd.Series([domain] * len(records), dtype="str"),
+            "source": pd.Series(sources, dtype="str"),
+            "user_cost": pd.to_numeric(pd.Series(costs, dtype=object)),
+            "file": pd.Series([file.name] * len(records), dtype="str"),
+        }
+    )
+
+
+def _records(file: Path) -> list[Any]:
+    text = file.read_text(encoding="utf-8")
+    try:
+        records = json.loads(text)
+    except json.JSONDecodeError as exc:
+        body = text.strip()
+        cut = body[:1] == "[" and body[-1:] != "]"
+        reason = "the file ends early (cut short while it was written?)" if cut else exc.msg
+        raise ValueError(
+            f"{file}: not valid JSON at line {exc.lineno}, column {exc.colno}: {reason}; "
+            f"a tau-bench results file is a JSON list of run records"
+        ) from None
+    if not isinstance(records, list):
+        raise ValueError(
+            f"{file}: expected a JSON list of run records (tau-bench's results format), "
+            f"got {_kind(records)}"
+        )
+    return records
+
+
+def _trial(record: dict[str, Any], where: str) -> int:
+    trial = record.get("trial")
+    if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
+        raise ValueError(
+            f"{where}: trial is {trial!r}; tau-bench numbers the trials of a task 0, 1, 2, ..."
+        )
+    return trial
+
+
+def _reward(record: dict[str, Any], where: str) -> float:
+    if "reward" not in record:
+        raise ValueError(f"{where}: no reward; every tau-bench record has one (0.0 on an error)")
+    reward = record["reward"]
+    if isinstance(reward, bool) or not isinstance(reward, int | float) or math.isnan(reward):
+        raise ValueError(f"{where}: reward is {reward!r}, not a number in [0, 1]")
+    return float(reward)
+
+
+def _error(info: dict[str, Any]) -> str | None:
+    if info.get("error"):
+        return str(info["error"])
+    if info.get("reward_info") is None:
+        source = info.get("source")
+        return "no reward_info: the run ended on an error" + (
+            f" (source: {source})" if source else ""
+        )
+    return None
+
+
+def _where(file: Path, number: int, record: object) -> str:
+    if isinstance(record, dict) and record.get("task_id") is not None:
+        return f"{file}, record {number} (task_id {record['task_id']!r})"
+    return f"{file}, record {number}"
+
+
+def _kind(value: object) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", type(None): "null"}
+    return names.get(type(value), f"a {type(value).__name__}")
