@@ -1,0 +1,254 @@
+"""Inspect AI eval logs (``.eval`` and ``.json``), read through inspect-ai's own log API."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlparse
+
+import numpy as np
+import pandas as pd
+
+from passk_lab.io.rewards import decide
+
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalLogInfo, EvalSampleSummary
+
+__all__ = ["read_inspect_log"]
+
+_LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
+_WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
+_MANIFEST = "logs.json"  # the listing Inspect may write beside the logs
+
+
+def read_inspect_log(
+    path: str | Path, *, scorer: str | None = None, threshold: float | None = None
+) -> pd.DataFrame:
+    """Read Inspect AI eval logs into a runs table: one row per sample and epoch.
+
+    Needs inspect-ai (``pip install 'passk-lab[inspect]'``); the logs are read
+    with its public API (``read_eval_log`` for the header,
+    ``read_eval_log_sample_summaries`` for the samples), so both of Inspect's
+    formats and every version it reads are supported.
+
+    A score becomes a number as Inspect's reducers see it -- ``"C"`` is 1,
+    ``"P"`` 0.5, ``"I"`` and ``"N"`` 0, booleans and numbers as they are,
+    ``"yes"``/``"true"`` 1 and ``"no"``/``"false"`` 0 -- and the run passes
+    when that number reaches `threshold` (by default 1, as Inspect's
+    ``pass_at`` and ``pass_k`` reducers decide; up to 1e-6). A sample that
+    halted on an error keeps its ``error`` (a failed run by default, left out
+    with ``errors="exclude"``, which is how Inspect's own metrics treat it). A
+    sample with neither a score nor an error is flagged in ``error`` as
+    unscored, counted in ``attrs["n_unscored"]`` and warned about.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A ``.eval`` or ``.json`` log, or a directory searched (recursively) for
+        logs, as Inspect lists them (by their names, such as
+        ``2026-01-01T10-00-00+00-00_task_Ab3.eval``); several logs give one
+        table.
+    scorer : str, optional
+        The scorer whose score decides a pass, when a log has several.
+    threshold : float, optional
+        The score a run needs to pass. By default a pass is a score of 1
+        (``"C"``), which needs numeric scores in [0, 1].
+
+    Returns
+    -------
+    DataFrame
+        Columns ``task`` (the sample id), ``run`` (epoch - 1), ``passed``,
+        ``reward`` (the score as a number; NaN when unscored), ``error``
+        and ``limit`` (missing unless the sample halted on an error or hit a
+        limit: ``"token"``, ``"time"``, ...), ``model``, ``task_name`` and
+        ``eval_id`` (Inspect's names), ``created`` (when the eval started,
+        a UTC timestamp), ``scorer`` and ``log`` (the log's file name).
+        ``attrs["files"]`` lists the logs read.
+
+    Raises
+    ------
+    ImportError
+        If inspect-ai is not installed.
+    FileNotFoundError
+        If there is no such file, or no log in the directory.
+    ValueError
+        If a log cannot be read (not JSON, cut short, not an Inspect log), the
+        scorer is unknown or not chosen among several, or a score cannot be
+        judged; the message names the log, the sample and epoch, and the field.
+
+    Warns
+    -----
+    UserWarning
+        For a log whose eval did not finish (its status is not "success"), for
+        unscored samples, and for ``.eval`` or ``.json`` files in a directory
+        that Inspect does not list as logs (they are not read).
+
+    Notes
+    -----
+    With samples from several tasks or models in one table, group by
+    ``task_name`` or ``model`` (``by=["model"]``): a sample id names a task
+    only within its eval.
+    """
+    try:
+        from inspect_ai.log import list_eval_logs
+    except ImportError as exc:
+        raise ImportError(
+            "reading Inspect AI logs needs inspect-ai: pip install 'passk-lab[inspect]'"
+        ) from exc
+    source = Path(path)
+    logs: list[str | EvalLogInfo]
+    if source.is_dir():
+        logs = list(list_eval_logs(str(source), descending=False))
+        if not logs:
+            raise FileNotFoundError(f"no Inspect logs (.eval or .json) in the directory {source}")
+        _warn_unlisted(source, {Path(_location(log)) for log in logs})
+    elif source.is_file():
+        logs = [str(source)]
+    else:
+        raise FileNotFoundError(f"no such Inspect log file or directory: {source}")
+    frames = []
+    unscored = 0
+    for log in logs:
+        frame = _read_log(log, scorer, threshold)
+        unscored += int(frame.attrs["n_unscored"])
+        frames.append(frame)
+    runs = pd.concat(frames, ignore_index=True)
+    runs.attrs = {"files": [_location(log) for log in logs], "n_unscored": unscored}
+    if unscored:
+        warnings.warn(
+            f"{unscored} sample run(s) have no score and no error; they are kept as failed runs "
+            f"with error 'unscored' (left out with errors='exclude')",
+            UserWarning,
+            stacklevel=2,
+        )
+    return runs
+
+
+def _warn_unlisted(folder: Path, listed: set[Path]) -> None:
+    """Warn about .eval and .json files that Inspect does not list as logs (by their names)."""
+    others = sorted(
+        str(file.relative_to(folder))
+        for suffix in ("*.eval", "*.json")
+        for file in folder.rglob(suffix)
+        if file not in listed and file.name != _MANIFEST
+    )
+    if others:
+        warnings.warn(
+            f"{len(others)} file(s) in {folder} are not named as Inspect logs and were not "
+            f"read: {', '.join(others[:5])}{', ...' if len(others) > 5 else ''}; "
+            f"give a file's path to read it",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _location(log: str | EvalLogInfo) -> str:
+    if isinstance(log, str):
+        return log
+    parsed = urlparse(log.name)
+    return unquote(parsed.path) if parsed.scheme == "file" else log.name
+
+
+def _read_log(log: str | EvalLogInfo, scorer: str | None, threshold: float | None) -> pd.DataFrame:
+    from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
+
+    file = _location(log)
+    try:
+        header = read_eval_log(log, header_only=True)
+        samples = read_eval_log_sample_summaries(log)
+    except Exception as exc:  # inspect-ai raises many kinds; all mean the same here
+        raise ValueError(
+            f"{file}: not a readable Inspect log ({type(exc).__name__}: {exc}); "
+            f"was it cut short while it was written?"
+        ) from exc
+    if header.status != "success":
+        warnings.warn(
+            f"{file}: the eval's status is {header.status!r}, so it may lack samples or "
+            f"epochs; {len(samples)} sample run(s) were read",
+            UserWarning,
+            stacklevel=3,
+        )
+    chosen = _scorer(file, samples, scorer)
+    rewards = np.full(len(samples), np.nan)
+    errors: list[str | None] = []
+    for row, sample in enumerate(samples):
+        score = (sample.scores or {}).get(chosen) if chosen is not None else None
+        value = None if score is None else _number(score.value, file, sample, chosen)
+        if value is not None:
+            rewards[row] = value
+        unscored = "unscored: no " + (f"{chosen!r} score" if chosen else "score")
+        errors.append(sample.error or (None if value is not None else unscored))
+    scored = ~np.isnan(rewards)
+    passed = np.zeros(len(samples), dtype=np.bool_)
+    positions = np.flatnonzero(scored)
+    passed[positions] = decide(
+        rewards[positions],
+        threshold,
+        lambda row: _where(file, samples[int(positions[row])]),
+        field=f"scores[{chosen!r}]",
+    )
+    runs = pd.DataFrame(
+        {
+            "task": [sample.id for sample in samples],
+            "run": np.array([sample.epoch - 1 for sample in samples], dtype=np.int64),
+            "passed": passed,
+            "reward": rewards,
+            "error": pd.Series(errors, dtype="str"),
+            "limit": pd.Series([sample.limit for sample in samples], dtype="str"),
+            "model": header.eval.model,
+            "task_name": header.eval.task,
+            "eval_id": header.eval.eval_id,
+            "created": pd.Timestamp(header.eval.created).tz_convert("UTC"),
+            "scorer": pd.Series([chosen] * len(samples), dtype="str"),
+            "log": Path(file).name,
+        }
+    )
+    runs.attrs["n_unscored"] = sum(
+        1 for row, sample in enumerate(samples) if not scored[row] and not sample.error
+    )
+    return runs
+
+
+def _scorer(file: str, samples: list[EvalSampleSummary], scorer: str | None) -> str | None:
+    names = list(dict.fromkeys(name for sample in samples for name in (sample.scores or {})))
+    if scorer is not None:
+        if scorer not in names:
+            raise ValueError(
+                f"{file}: no scorer {scorer!r}; its samples are scored by {names or 'none'}"
+            )
+        return scorer
+    if len(names) > 1:
+        raise ValueError(
+            f"{file}: samples are scored by several scorers {names}; choose one with "
+            f"scorer='...' (--scorer on the command line)"
+        )
+    return names[0] if names else None
+
+
+def _number(value: Any, file: str, sample: EvalSampleSummary, scorer: str | None) -> float | None:
+    """Read a score's value as Inspect's ``value_to_float`` does; None for NaN (unscored)."""
+    if isinstance(value, str):
+        number = _LETTERS.get(value, _WORDS.get(value.lower()))
+        if number is None:
+            try:
+                number = float(value)
+            except ValueError:
+                number = math.nan
+            if not math.isfinite(number):
+                raise ValueError(
+                    f"{_where(file, sample)}: scores[{scorer!r}] is {value!r}, which is neither "
+                    f"a verdict (C, I, P, N, yes, no, true, false) nor a number"
+                )
+        return number
+    if isinstance(value, bool | int | float):
+        return None if math.isnan(value) else float(value)
+    raise ValueError(
+        f"{_where(file, sample)}: scores[{scorer!r}] is {value!r}, a "
+        f"{type(value).__name__} of several values; give a scorer with one value per sample"
+    )
+
+
+def _where(file: str, sample: EvalSampleSummary) -> str:
+    return f"{file}, sample {sample.id!r} epoch {sample.epoch}"
