@@ -14,6 +14,7 @@ Examples
 
 from importlib.metadata import PackageNotFoundError, version
 
+from passk_lab import io
 from passk_lab.compare import compare
 from passk_lab.coverage import interval_coverage
 from passk_lab.estimators import (
@@ -62,6 +63,7 @@ __all__ = [
     "evaluate_async",
     "fit_betabinom",
     "interval_coverage",
+    "io",
     "mulberry32",
     "outcome_matrix",
     "pass_at_1",

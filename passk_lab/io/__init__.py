@@ -1,5 +1,18 @@
-"""Read runs tables from files."""
+"""Read runs from the files people already have.
 
+* :func:`read_runs` -- a runs table as CSV, JSON Lines or Parquet, with a
+  mapping for other column names;
+* :func:`read_tau_bench` -- tau-bench results files;
+* :func:`read_inspect_log` -- Inspect AI eval logs (needs ``passk-lab[inspect]``);
+* :func:`read` -- any of these, the format detected by :func:`detect_format`.
+
+Each returns a runs table as :func:`passk_lab.tally` takes it, with the
+source's own fields kept as extra columns.
+"""
+
+from passk_lab.io.formats import FORMATS, detect_format, read
+from passk_lab.io.inspect_logs import read_inspect_log
 from passk_lab.io.tables import read_runs
+from passk_lab.io.tau_bench import read_tau_bench
 
-__all__ = ["read_runs"]
+__all__ = ["FORMATS", "detect_format", "read", "read_inspect_log", "read_runs", "read_tau_bench"]

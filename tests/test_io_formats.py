@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from conftest import TAU_BENCH
+
+import passk_lab as pk
+from passk_lab.io import FORMATS, detect_format, read
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "expected"),
+    [
+        ("runs.csv", "task,run,passed\n", "table"),
+        ("runs.JSONL", "", "table"),
+        ("runs.ndjson", "", "table"),
+        ("runs.parquet", "", "table"),
+        ("runs.pq", "", "table"),
+        ("log.eval", "", "inspect"),
+        ("results.json", '\n  [{"task_id": 0}]', "tau-bench"),
+        ("log.json", '{"version": 2, "status": "success"}', "inspect"),
+    ],
+)
+def test_the_format_is_told_from_the_suffix_and_first_character(tmp_path, name, content, expected):
+    path = tmp_path / name
+    path.write_text(content)
+    assert detect_format(path) == expected
+
+
+def test_a_directory_takes_the_format_of_its_logs(tmp_path):
+    (tmp_path / "a.json").write_text("[]")
+    assert detect_format(tmp_path) == "tau-bench"
+    (tmp_path / "deep").mkdir()
+    (tmp_path / "deep" / "x.eval").write_bytes(b"")
+    assert detect_format(tmp_path) == "inspect"
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("runs.txt", "task\n", r"cannot tell the format of runs\.txt: name it with format="),
+        ("empty.json", "", r"cannot tell the format of empty\.json"),
+        ("number.json", "42", r"cannot tell the format of number\.json"),
+    ],
+)
+def test_an_unknown_format_is_refused_with_the_way_to_name_it(tmp_path, name, content, message):
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(ValueError, match=message):
+        detect_format(path)
+
+
+def test_an_empty_directory_or_missing_path_is_refused(tmp_path):
+    with pytest.raises(ValueError, match=r"a directory with no \.eval or \.json file"):
+        detect_format(tmp_path)
+    with pytest.raises(FileNotFoundError, match="no such results file or directory"):
+        detect_format(tmp_path / "nothing")
+
+
+def test_read_detects_or_obeys_the_format_and_passes_options(tmp_path):
+    shared = TAU_BENCH / "gpt-4o-airline.json"
+    pd.testing.assert_frame_equal(read(shared), pk.io.read_tau_bench(shared))
+    renamed = read(shared, format="tau-bench", model="gpt-4o-2024-05-13")
+    assert set(renamed["model"]) == {"gpt-4o-2024-05-13"}
+    path = tmp_path / "scores.csv"
+    pd.DataFrame({"id": [1, 1], "score": [0.5, 0.9]}).to_csv(path, index=False)
+    runs = read(path, task="id", reward="score", threshold=0.6)
+    assert runs["passed"].tolist() == [False, True]
+
+
+def test_read_refuses_unknown_formats_and_options_of_another_format(tmp_path):
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps([{"task_id": 0, "trial": 0, "reward": 1.0, "info": {}}]))
+    refusal = r"unknown format 'csv': use auto, tau-bench, inspect, table"
+    with pytest.raises(ValueError, match=refusal):
+        read(path, format="csv")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"not an option for tau-bench files: scorer, threshold"):
+        read(path, scorer="match", threshold=0.5)
+    assert FORMATS == ("tau-bench", "inspect", "table")
