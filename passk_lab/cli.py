@@ -8,10 +8,12 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
+import pandas as pd
+
 from passk_lab import __version__
 from passk_lab.estimators import INTERVAL_METHODS, reliability_curve
 from passk_lab.harness import evaluate
-from passk_lab.io import read_runs
+from passk_lab.io import FORMATS, read
 from passk_lab.report import to_markdown
 from passk_lab.simulate import coin_tasks
 
@@ -65,10 +67,20 @@ def _k_values(text: str) -> list[int]:
     return values
 
 
+def _read_runs(args: argparse.Namespace) -> pd.DataFrame:
+    """Read RUNS_FILE in the format --format names (or detects), with --scorer and --threshold."""
+    options: dict[str, object] = {}
+    if args.scorer is not None:
+        options["scorer"] = args.scorer
+    if args.threshold is not None:
+        options["threshold"] = args.threshold
+    return read(args.runs_file, format=args.format, **options)
+
+
 def _analyze(args: argparse.Namespace) -> int:
-    runs = read_runs(args.runs_file)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        runs = _read_runs(args)
         curve = reliability_curve(
             runs,
             args.k,
@@ -81,9 +93,9 @@ def _analyze(args: argparse.Namespace) -> int:
         )
     for warning in caught:
         print(f"passk-lab analyze: warning: {warning.message}", file=sys.stderr)
-    if args.format == "csv":
+    if args.to == "csv":
         print(curve.to_csv(index=False), end="")
-    elif args.format == "json":
+    elif args.to == "json":
         print(curve.to_json(orient="records", indent=2))
     else:
         shown = curve.drop(
@@ -91,11 +103,36 @@ def _analyze(args: argparse.Namespace) -> int:
         )
         if args.errors == "fail":
             shown = shown.drop(columns="n_runs_excluded")
-        if args.format == "markdown":
+        if args.to == "markdown":
             print(to_markdown(shown))
         else:
             print(shown.to_string(index=False, float_format=lambda value: f"{value:.4f}"))
     return 0
+
+
+def _input_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "runs_file",
+        metavar="RUNS_FILE",
+        help="a runs table (.csv, .jsonl, .parquet), tau-bench results (.json), or an Inspect "
+        "log (.eval, .json) or log directory",
+    )
+    parser.add_argument(
+        "--format",
+        choices=["auto", *FORMATS],
+        default="auto",
+        help="of RUNS_FILE (default: auto, told from the suffix and the first character)",
+    )
+    parser.add_argument(
+        "--scorer", metavar="NAME", help="Inspect logs: the scorer that decides a pass"
+    )
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        metavar="X",
+        help="runs tables and Inspect logs: the reward (score) a run needs to pass "
+        "(default: 1, which needs rewards in [0, 1])",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -127,20 +164,25 @@ def _parser() -> argparse.ArgumentParser:
         "analyze",
         help="print pass^k, pass@k and p^k for every k, with intervals, from a runs file",
         description=(
-            "Read a runs table (CSV, JSON Lines or Parquet; columns task, run and passed or "
-            "reward) and print the reliability curve with confidence intervals, one block per "
-            "group. The table and Markdown show the pass^k interval; CSV and JSON have every "
-            "column."
+            "Read runs -- a runs table (CSV, JSON Lines or Parquet; columns task, run and passed "
+            "or reward), tau-bench results or Inspect AI logs -- and print the reliability curve "
+            "with confidence intervals, one block per group. The table and Markdown show the "
+            "pass^k interval; CSV and JSON have every column."
         ),
     )
-    analyze.add_argument("runs_file", metavar="RUNS_FILE", help=".csv, .jsonl or .parquet")
+    _input_arguments(analyze)
     analyze.add_argument(
         "--by", action="append", metavar="COL", help="grouping column (repeat for several)"
     )
     analyze.add_argument(
         "--k", type=_k_values, metavar="KS", help="k values: 5, 1,2,4 or 1..8 (default: 1..n)"
     )
-    analyze.add_argument("--format", choices=["table", "csv", "markdown", "json"], default="table")
+    analyze.add_argument(
+        "--to",
+        choices=["table", "csv", "markdown", "json"],
+        default="table",
+        help="what to print (default: a plain table)",
+    )
     analyze.add_argument(
         "--errors",
         choices=["fail", "exclude"],

@@ -7,6 +7,7 @@ import sys
 
 import pandas as pd
 import pytest
+from conftest import TAU_BENCH
 
 from passk_lab import __version__, reliability_curve, simulate_coin
 from passk_lab.cli import main
@@ -65,7 +66,7 @@ def test_analyze_gives_the_published_tau_bench_figures(
     tmp_path, capsys, suffix, tau_bench_runs, tau_bench_published
 ):
     path = write_runs(tau_bench_runs, tmp_path, suffix)
-    assert main(["analyze", str(path), "--format", "json"]) == 0
+    assert main(["analyze", str(path), "--to", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [row["k"] for row in rows] == [1, 2, 3, 4]
     for row in rows:
@@ -83,7 +84,7 @@ def test_analyze_prints_a_table_per_group_in_each_format(tmp_path, capsys):
     runs.to_csv(path, index=False)
     expected = reliability_curve(runs, [1, 2, 3], by="model", rng=0)
 
-    assert main(["analyze", str(path), "--by", "model", "--k", "1..3", "--format", "csv"]) == 0
+    assert main(["analyze", str(path), "--by", "model", "--k", "1..3", "--to", "csv"]) == 0
     table = pd.read_csv(io.StringIO(capsys.readouterr().out))
     pd.testing.assert_frame_equal(table, expected, check_dtype=False)
 
@@ -110,16 +111,22 @@ def test_analyze_prints_a_table_per_group_in_each_format(tmp_path, capsys):
     ]
     assert len(lines) == 7
 
-    assert main(["analyze", str(path), "--by", "model", "--format", "markdown"]) == 0
+    assert main(["analyze", str(path), "--by", "model", "--to", "markdown"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("| model | k | pass_pow_k |")
     assert len(lines) == 2 + 8
 
 
 def test_analyze_refuses_bad_input_with_a_message(tmp_path, capsys):
+    (tmp_path / "runs.txt").write_text("task,run,passed\n")
     for args, message in [
         (["analyze", str(tmp_path / "runs.txt")], "cannot tell the format of runs.txt"),
-        (["analyze", str(tmp_path / "missing.csv")], "no such runs file"),
+        (["analyze", str(tmp_path / "missing.csv")], "no such results file or directory"),
+        (["analyze", str(tmp_path / "missing.csv"), "--format", "table"], "no such runs file"),
+        (
+            ["analyze", str(tmp_path / "runs.txt"), "--format", "tau-bench"],
+            "runs.txt: not valid JSON at line 1",
+        ),
     ]:
         with pytest.raises(SystemExit) as exited:
             main(args)
@@ -133,6 +140,27 @@ def test_analyze_refuses_bad_input_with_a_message(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["analyze", str(path)])
     assert "run 0 of task=0 appears 2 times" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["analyze", str(path), "--scorer", "match"])
+    assert "not an option for table files: scorer" in capsys.readouterr().err
+
+
+def test_analyze_reads_tau_bench_results_by_their_shape(capsys, tau_bench_published):
+    path = TAU_BENCH / "gpt-4o-airline.json"
+    assert main(["analyze", str(path), "--to", "csv"]) == 0
+    curve = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert curve["pass_pow_k"].round(3).tolist() == list(tau_bench_published.values())
+    assert main(["analyze", str(path), "--format", "tau-bench", "--errors", "exclude"]) == 0
+    assert "n_runs_excluded" in capsys.readouterr().out
+
+
+def test_analyze_decides_table_rewards_with_a_threshold(tmp_path, capsys):
+    path = tmp_path / "scores.csv"
+    rewards = {"task": [0, 0, 1, 1], "run": [0, 1, 0, 1], "reward": [0.9, 0.7, 0.8, 0.9]}
+    pd.DataFrame(rewards).to_csv(path, index=False)
+    assert main(["analyze", str(path), "--threshold", "0.8", "--to", "json"]) == 0
+    curve = pd.DataFrame(json.loads(capsys.readouterr().out))
+    assert curve["pass_pow_k"].tolist() == [0.75, 0.5]
 
 
 def test_analyze_reports_k_beyond_the_runs_as_a_warning(tmp_path, capsys):
