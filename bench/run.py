@@ -6,12 +6,13 @@ import platform
 
 import bench_estimators
 import bench_intervals
+import bench_io
 import bench_seeded
 from timing import print_table
 
 import passk_lab
 
-MODULES = [bench_estimators, bench_intervals, bench_seeded]
+MODULES = [bench_estimators, bench_intervals, bench_io, bench_seeded]
 
 
 def main() -> None:
