@@ -121,11 +121,13 @@ def read(
 
     Examples
     --------
-    >>> import tempfile, pathlib, passk_lab as pk
+    >>> import json, tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> pk.simulate_coin(tasks=3, k=2).to_csv(folder / "runs.csv", index=False)
-    >>> read(folder / "runs.csv").shape
-    (6, 3)
+    >>> record = {"task_id": 7, "trial": 0, "reward": 1.0, "info": {"reward_info": {}}}
+    >>> _ = (folder / "results.json").write_text(json.dumps([record]))
+    >>> read(folder / "results.json")[["task", "run", "passed", "file"]]
+       task  run  passed          file
+    0     7    0    True  results.json
     """
     if format != "auto" and format not in FORMATS:
         raise ValueError(f"unknown format {format!r}: use auto, {', '.join(FORMATS)}")
