@@ -160,8 +160,9 @@ def _read_log(log: str | EvalLogInfo, scorer: str | None, threshold: float | Non
         samples = read_eval_log_sample_summaries(log)
     except Exception as exc:  # inspect-ai raises many kinds; all mean the same here
         raise ValueError(
-            f"{file}: not a readable Inspect log ({type(exc).__name__}: {exc}); "
-            f"was it cut short while it was written?"
+            f"{file}: not a readable Inspect log ({type(exc).__name__}: {exc}); it may be cut "
+            f"short, not an Inspect log, or written by a newer inspect-ai than the one "
+            f"installed (pip install -U inspect-ai)"
         ) from exc
     if header.status != "success":
         warnings.warn(
