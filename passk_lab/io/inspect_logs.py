@@ -174,12 +174,15 @@ def _read_log(log: str | EvalLogInfo, scorer: str | None, threshold: float | Non
     chosen = _scorer(file, samples, scorer)
     rewards = np.full(len(samples), np.nan)
     errors: list[str | None] = []
+    unscored = "unscored: no " + (f"{chosen!r} score" if chosen else "score")
+    n_unscored = 0
     for row, sample in enumerate(samples):
         score = (sample.scores or {}).get(chosen) if chosen is not None else None
         value = None if score is None else _number(score.value, file, sample, chosen)
         if value is not None:
             rewards[row] = value
-        unscored = "unscored: no " + (f"{chosen!r} score" if chosen else "score")
+        elif not sample.error:
+            n_unscored += 1
         errors.append(sample.error or (None if value is not None else unscored))
     scored = ~np.isnan(rewards)
     passed = np.zeros(len(samples), dtype=np.bool_)
@@ -206,9 +209,7 @@ def _read_log(log: str | EvalLogInfo, scorer: str | None, threshold: float | Non
             "log": Path(file).name,
         }
     )
-    runs.attrs["n_unscored"] = sum(
-        1 for row, sample in enumerate(samples) if not scored[row] and not sample.error
-    )
+    runs.attrs["n_unscored"] = n_unscored
     return runs
 
 
