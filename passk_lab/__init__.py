@@ -27,7 +27,7 @@ from passk_lab.estimators import (
     reliability_curve,
 )
 from passk_lab.harness import EvalResult, Guard, Task, evaluate, evaluate_async
-from passk_lab.heterogeneity import BetaBinomialFit, fit_betabinom
+from passk_lab.heterogeneity import BetaBinomialFit, fit_betabinom, success_counts
 from passk_lab.intervals import ConfidenceInterval, PassAt1Error, binomial_ci, pass_at_1_se
 from passk_lab.outcomes import (
     outcome_matrix,
@@ -39,7 +39,7 @@ from passk_lab.outcomes import (
 )
 from passk_lab.planning import plan_evaluation, required_p, zero_failure_runs
 from passk_lab.seeded import mulberry32, seeded
-from passk_lab.simulate import coin_tasks, simulate_coin
+from passk_lab.simulate import coin_tasks, simulate_coin, simulate_sweep
 
 try:
     __version__ = version("passk-lab")
@@ -79,6 +79,8 @@ __all__ = [
     "runs_from_matrix",
     "seeded",
     "simulate_coin",
+    "simulate_sweep",
+    "success_counts",
     "tally",
     "task_consistency",
     "zero_failure_runs",

@@ -444,10 +444,17 @@ def _curve(
     group_ks: list[Ints],
     stacklevel: int,
     spec: IntervalSpec | None = None,
+    predict_to: int = 0,
 ) -> pd.DataFrame:
-    """One row per (group, k); intervals and the beta-binomial prediction only with `spec`."""
+    """One row per (group, k); intervals and the beta-binomial prediction only with `spec`.
+
+    Each group also gets rows for the k above its own up to `predict_to`, which
+    warn of no missing estimate.
+    """
+    asked_ks = group_ks
+    group_ks = [np.union1d(ks, np.arange(ks.max() + 1, predict_to + 1)) for ks in group_ks]
     all_ks = np.unique(np.concatenate(group_ks))
-    asked = np.stack([np.isin(all_ks, ks) for ks in group_ks])
+    asked = np.stack([np.isin(all_ks, ks) for ks in asked_ks])
     pow_k, at_k, at_1, counted = _curve_values(histogram, all_ks, stacklevel + 1, asked)
     n_tasks = np.add.reduceat(histogram.tasks, histogram.starts)
     ends = [*histogram.starts[1:], len(histogram.n)]
@@ -510,6 +517,7 @@ def reliability_curve(
     method: IntervalMethod = "auto",
     n_resamples: int = 10_000,
     rng: int | np.random.Generator | None = None,
+    predict_to: int | None = None,
 ) -> pd.DataFrame:
     """Return pass^k and pass@k with intervals, and the curves that predict them, for every k.
 
@@ -543,6 +551,11 @@ def reliability_curve(
     rng : int, numpy.random.Generator or None
         Seed or generator of the bootstrap; None draws fresh entropy, so give
         a seed for intervals that repeat exactly.
+    predict_to : int, optional
+        Add rows for every k above the asked ones up to this, to see the
+        predictions (``p_pow_k``, ``betabinom_pow_k``) beyond the observed
+        runs. Those rows are computed like the others, but a k that no task
+        reaches gives NaN measurements without a warning.
 
     Returns
     -------
@@ -596,10 +609,20 @@ def reliability_curve(
     2  3           0.520            0.738  bca (pass@k: wilson)
     3  4           0.405            0.665  bca (pass@k: wilson)
     4  5           0.307            0.602                wilson
+
+    The beta-binomial model predicts beyond the runs observed:
+
+    >>> longer = reliability_curve(pk.simulate_coin(seed=42), rng=0, predict_to=8)
+    >>> longer[["k", "pass_pow_k", "p_pow_k", "betabinom_pow_k"]].tail(3).round(4)
+       k  pass_pow_k  p_pow_k  betabinom_pow_k
+    5  6         NaN   0.4046           0.4046
+    6  7         NaN   0.3479           0.3479
+    7  8         NaN   0.2992           0.2992
     """
     spec = IntervalSpec.of(method, confidence_level, n_resamples, rng)
+    last = 0 if predict_to is None else positive_int("predict_to", predict_to)
     histogram = _histogram(runs, by, errors)
-    curve = _curve(histogram, _group_ks(histogram, ks), 2, spec)
+    curve = _curve(histogram, _group_ks(histogram, ks), 2, spec, last)
     curve.attrs.update(
         errors=errors,
         confidence_level=spec.confidence_level,

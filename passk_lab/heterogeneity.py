@@ -37,7 +37,7 @@ from passk_lab.histogram import Floats, Histogram
 from passk_lab.intervals import ConfidenceInterval, confidence
 from passk_lab.outcomes import ErrorPolicy, Ints, as_tally
 
-__all__ = ["BetaBinomialFit", "fit_betabinom"]
+__all__ = ["BetaBinomialFit", "fit_betabinom", "success_counts"]
 
 _EDGE = 1e-12  # distance kept from mu = 0, mu = 1 and rho = 1, where the likelihood has poles
 
@@ -390,3 +390,79 @@ def fit_betabinom(
     if not keep.any():
         raise ValueError("no task has a run to fit; the beta-binomial model needs runs")
     return fit_cells(histogram.n[keep], histogram.c[keep], histogram.tasks[keep])
+
+
+def _pmf(fit: BetaBinomialFit, successes: Ints, binomial: bool) -> Floats:
+    """Return the expected tasks with each number of successes: the sum of P(c | n) over tasks."""
+    n, _, tasks = fit.cells
+    c = successes[:, None]
+    if binomial or fit.icc == 0 or fit.mean in (0.0, 1.0):
+        p = fit.binomial_mean if binomial else fit.mean
+        chances = stats.binom.pmf(c, n, p)
+    elif np.isnan(fit.icc):
+        return np.full(len(successes), np.nan)
+    else:
+        chances = stats.betabinom.pmf(c, n, fit.alpha, fit.beta)
+    return np.asarray(chances @ tasks, dtype=np.float64)
+
+
+def success_counts(
+    runs: pd.DataFrame | np.ndarray, *, errors: ErrorPolicy = "fail"
+) -> pd.DataFrame:
+    """Count the tasks that passed 0, 1, ..., n of their runs, beside what each model expects.
+
+    The binomial model (every run of every task passes with one chance) puts
+    most tasks in the middle; when tasks differ in difficulty the counts pile
+    up at 0 and n instead, which is why measured pass^k sits above p^k. The
+    beta-binomial fit (:func:`fit_betabinom`) allows for that.
+
+    Parameters
+    ----------
+    runs : DataFrame or numpy.ndarray
+        A runs table, an outcome matrix or a tally, of one agent (no groups;
+        call once per group). Tasks may have different numbers of runs: the
+        expected counts then sum each task's own distribution.
+    errors : {"fail", "exclude"}
+        An errored or timed-out run is a failed run, or is left out of `n`.
+
+    Returns
+    -------
+    DataFrame
+        One row per number of successes ``0..max(n)``: ``[successes,
+        n_tasks, binomial, betabinom]``, the tasks observed and the tasks
+        expected under the binomial model (at the pooled pass rate) and under
+        the beta-binomial fit (NaN where the fit is not identified).
+        ``attrs`` holds ``mean``, ``icc``, ``binomial_mean`` and ``lr_pvalue``
+        of the fit.
+
+    See Also
+    --------
+    fit_betabinom : The fit behind the ``betabinom`` column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> counts = pd.DataFrame({"task": range(6), "n": 4, "c": [0, 0, 1, 3, 4, 4]})
+    >>> success_counts(counts).round(3)
+       successes  n_tasks  binomial  betabinom
+    0          0        2     0.375      2.030
+    1          1        1     1.500      0.683
+    2          2        0     2.250      0.574
+    3          3        1     1.500      0.683
+    4          4        2     0.375      2.030
+    """
+    fit = fit_betabinom(runs, errors=errors)
+    n, c, tasks = fit.cells
+    successes = np.arange(int(n.max()) + 1)
+    table = pd.DataFrame(
+        {
+            "successes": successes,
+            "n_tasks": np.bincount(c, weights=tasks, minlength=len(successes)).astype(np.int64),
+            "binomial": _pmf(fit, successes, binomial=True),
+            "betabinom": _pmf(fit, successes, binomial=False),
+        }
+    )
+    table.attrs.update(
+        mean=fit.mean, icc=fit.icc, binomial_mean=fit.binomial_mean, lr_pvalue=fit.lr_pvalue
+    )
+    return table

@@ -1,6 +1,9 @@
-"""Simulated models: the source's seeded coin, as tasks and as a runs table."""
+"""Simulated models: the source's seeded coin, as tasks and as a runs table, and sweeps of it."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -9,7 +12,9 @@ from passk_lab._checks import positive_int, probability
 from passk_lab.harness import Task
 from passk_lab.seeded import mulberry32, seeded
 
-__all__ = ["coin_tasks", "simulate_coin"]
+__all__ = ["coin_tasks", "simulate_coin", "simulate_sweep"]
+
+T = TypeVar("T")
 
 
 def coin_tasks(p: float = 0.85, tasks: int = 40, seed: int = 42) -> list[Task[float]]:
@@ -92,5 +97,88 @@ def simulate_coin(p: float = 0.85, tasks: int = 40, k: int = 5, seed: int = 42) 
             "task": np.repeat(np.arange(n_tasks, dtype=np.int64), n_runs),
             "run": np.tile(np.arange(n_runs, dtype=np.int64), n_tasks),
             "passed": passed,
+        }
+    )
+
+
+def _grid(name: str, values: float | Iterable[float], check: Callable[[str, object], T]) -> list[T]:
+    listed = [values] if isinstance(values, (int, float, np.number)) else list(values)
+    if not listed:
+        raise ValueError(f"{name} is empty; give at least one value")
+    return [check(name, value) for value in listed]
+
+
+def simulate_sweep(
+    p: float | Iterable[float],
+    k: int | Iterable[int],
+    *,
+    tasks: int = 40,
+    evaluations: int = 1000,
+    rng: int | np.random.Generator | None = None,
+) -> pd.DataFrame:
+    """Simulate many evaluations of the source's model over a grid of p and k.
+
+    Each evaluation is the source's: `tasks` tasks, each run k times, every
+    run passing with chance p; it measures pass@1 (passes over runs) and
+    pass^k (the share of tasks that passed all k runs). Repeating it shows how
+    far one evaluation's figures scatter around the truth, ``p`` and ``p^k``.
+
+    Parameters
+    ----------
+    p : float or sequence of float
+        Chances of passing a run, in ``[0, 1]``.
+    k : int or sequence of int
+        Runs per task, ``>= 1``.
+    tasks : int
+        Tasks per evaluation, ``>= 1``.
+    evaluations : int
+        Evaluations per (p, k), ``>= 1``.
+    rng : int, numpy.random.Generator or None
+        Seed or generator of numpy's random draws (the sweep does not use the
+        source's mulberry32 stream, which only :func:`simulate_coin` needs).
+
+    Returns
+    -------
+    DataFrame
+        One row per (p, k, evaluation): ``[p, k, evaluation, pass_at_1,
+        pass_pow_k, p_pow_k]``, where ``p_pow_k`` is the true ``p ** k``.
+
+    Notes
+    -----
+    A task's passes are Binomial(k, p), drawn once per task: the same law as
+    drawing its k runs one by one, at a cost that does not grow with k.
+
+    Examples
+    --------
+    >>> sweep = simulate_sweep([0.8, 0.9], [1, 5], evaluations=2000, rng=0)
+    >>> sweep.groupby(["p", "k"])[["pass_pow_k", "p_pow_k"]].mean().round(2)
+          pass_pow_k  p_pow_k
+    p   k
+    0.8 1        0.80     0.80
+        5        0.33     0.33
+    0.9 1        0.90     0.90
+        5        0.59     0.59
+    """
+    ps = _grid("p", p, probability)
+    ks = _grid("k", k, positive_int)
+    size = positive_int("tasks", tasks)
+    repeats = positive_int("evaluations", evaluations)
+    generator = np.random.default_rng(rng)
+    grid_p = np.repeat(np.asarray(ps, dtype=np.float64), len(ks))
+    grid_k = np.tile(np.asarray(ks, dtype=np.int64), len(ps))
+    pass_at_1 = np.empty((len(grid_p), repeats))
+    pass_pow_k = np.empty((len(grid_p), repeats))
+    for row, (chance, runs) in enumerate(zip(grid_p, grid_k, strict=True)):
+        passes = generator.binomial(runs, chance, (repeats, size))
+        pass_at_1[row] = passes.sum(axis=1) / (size * runs)
+        pass_pow_k[row] = (passes == runs).mean(axis=1)
+    return pd.DataFrame(
+        {
+            "p": np.repeat(grid_p, repeats),
+            "k": np.repeat(grid_k, repeats),
+            "evaluation": np.tile(np.arange(repeats), len(grid_p)),
+            "pass_at_1": pass_at_1.ravel(),
+            "pass_pow_k": pass_pow_k.ravel(),
+            "p_pow_k": np.repeat(grid_p**grid_k, repeats),
         }
     )

@@ -173,6 +173,48 @@ def test_no_task_left_is_nan_with_a_warning_never_one():
     assert curve["n_tasks_excluded"].tolist() == [0, 2, 2]
 
 
+def test_predict_to_adds_the_predictions_past_the_observed_runs_without_a_warning(
+    tau_bench_runs,
+):
+    observed = pk.reliability_curve(tau_bench_runs, rng=0)
+    longer = pk.reliability_curve(tau_bench_runs, rng=0, predict_to=12)  # warnings are errors
+    assert longer["k"].tolist() == list(range(1, 13))
+    pd.testing.assert_frame_equal(longer.iloc[:4], observed)
+    beyond = longer[longer["k"] > 4]
+    measured = [c for c in longer.columns if c.startswith(("pass_pow_k", "pass_at_k"))]
+    assert beyond[measured].isna().all().all()
+    assert beyond["n_tasks"].eq(0).all()
+    assert beyond["n_tasks_excluded"].eq(50).all()
+    fit = pk.fit_betabinom(tau_bench_runs)
+    np.testing.assert_allclose(longer["betabinom_pow_k"], fit.pow_k(range(1, 13)), rtol=1e-12)
+    np.testing.assert_allclose(longer["p_pow_k"], 0.42 ** np.arange(1, 13), rtol=1e-12)
+    for side in ("low", "high"):  # the band is the pass@1 interval to the power k
+        pass_at_1 = longer.loc[0, f"pass_pow_k_{side}"]
+        np.testing.assert_allclose(longer[f"p_pow_k_{side}"], pass_at_1 ** np.arange(1, 13))
+
+
+def test_predict_to_extends_each_group_from_its_own_largest_k_and_keeps_asked_warnings():
+    counts = pd.DataFrame(
+        {"model": ["a", "a", "b"], "task": [0, 1, 0], "n": [2, 3, 5], "c": [1, 3, 4]}
+    )
+    curve = pk.reliability_curve(counts, by="model", rng=0, predict_to=4)
+    assert curve.groupby("model")["k"].apply(list).to_dict() == {
+        "a": [1, 2, 3, 4],
+        "b": [1, 2, 3, 4, 5],
+    }
+    assert pk.reliability_curve(counts, [1, 2], rng=0, by="model", predict_to=1)["k"].tolist() == [
+        1,
+        2,
+        1,
+        2,
+    ]
+    with pytest.warns(RuntimeWarning, match=r"k = 6 in group model='a'"):
+        pk.reliability_curve(counts, [6], by="model", rng=0, predict_to=8)
+    for bad, error in [(0, ValueError), (2.5, TypeError), ("9", TypeError)]:
+        with pytest.raises(error, match="predict_to"):
+            pk.reliability_curve(counts, by="model", predict_to=bad)
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(outcome_lists(), min_size=1, max_size=3))
 def test_by_gives_each_group_the_curve_of_its_own_runs(groups):

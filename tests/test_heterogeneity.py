@@ -1,3 +1,5 @@
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -143,3 +145,67 @@ def test_to_frame_and_refusals():
         fit.confidence_interval(2, confidence_level=1.5)
     with pytest.raises(ValueError, match="no task has a run"):
         pk.fit_betabinom(counts_frame(0, [0, 0]))
+
+
+# --- success_counts: the observed histogram of passes beside what each model expects ----
+
+
+def expected_by_integration(n, alpha, beta, successes):
+    """Sum over tasks of P(c | n) = integral of C(n, c) p^c (1 - p)^(n - c) Beta(p; alpha, beta)."""
+    from scipy import integrate
+
+    def chance(c, runs):
+        if c > runs:
+            return 0.0
+        density = stats.beta(alpha, beta).pdf
+        value, _ = integrate.quad(
+            lambda p: special.comb(runs, c) * p**c * (1 - p) ** (runs - c) * density(p),
+            0,
+            1,
+            limit=200,
+        )
+        return value
+
+    return np.array([sum(chance(c, runs) for runs in n) for c in successes])
+
+
+def test_success_counts_of_tau_bench_are_the_published_histogram(tau_bench_runs):
+    table = pk.success_counts(tau_bench_runs)
+    assert table["successes"].tolist() == [0, 1, 2, 3, 4]
+    assert table["n_tasks"].tolist() == [14, 12, 10, 4, 10]
+    # binomial at the pooled pass rate 84 / 200 = 0.42, every task with 4 runs
+    binomial = [50 * math.comb(4, c) * 0.42**c * 0.58 ** (4 - c) for c in range(5)]
+    np.testing.assert_allclose(table["binomial"], binomial, rtol=1e-12)
+    fit = pk.fit_betabinom(tau_bench_runs)
+    integrated = expected_by_integration([4] * 50, fit.alpha, fit.beta, range(5))
+    np.testing.assert_allclose(table["betabinom"], integrated, rtol=1e-7)
+    assert table.attrs["icc"] == fit.icc
+    assert table.attrs["lr_pvalue"] == fit.lr_pvalue
+    # heterogeneity: far more tasks at both ends than the binomial model expects
+    assert table["n_tasks"].iloc[[0, -1]].sum() > 3 * table["binomial"].iloc[[0, -1]].sum()
+
+
+def test_success_counts_sum_each_tasks_own_distribution_when_runs_differ():
+    counts = pd.DataFrame({"task": range(5), "n": [2, 3, 3, 5, 5], "c": [0, 3, 1, 5, 2]})
+    table = pk.success_counts(counts)
+    assert table["successes"].tolist() == list(range(6))
+    assert table["n_tasks"].tolist() == [1, 1, 1, 1, 0, 1]
+    p = 11 / 18
+    binomial = [
+        sum(math.comb(n, c) * p**c * (1 - p) ** (n - c) for n in counts["n"] if c <= n)
+        for c in range(6)
+    ]
+    np.testing.assert_allclose(table["binomial"], binomial, rtol=1e-12)
+    fit = pk.fit_betabinom(counts)
+    integrated = expected_by_integration(counts["n"], fit.alpha, fit.beta, range(6))
+    np.testing.assert_allclose(table["betabinom"], integrated, rtol=1e-7)
+    assert table[["n_tasks", "binomial", "betabinom"]].sum().tolist() == pytest.approx([5] * 3)
+
+
+def test_success_counts_when_the_fit_is_degenerate_or_not_identified():
+    every_run_passed = pk.success_counts(counts_frame(3, [3, 3, 3]))
+    assert every_run_passed["binomial"].tolist() == [0, 0, 0, 3]
+    assert every_run_passed["betabinom"].tolist() == [0, 0, 0, 3]
+    one_run_each = pk.success_counts(counts_frame(1, [0, 1, 1]))  # no task has two runs
+    np.testing.assert_allclose(one_run_each["binomial"], [1, 2])
+    assert one_run_each["betabinom"].isna().all()
