@@ -12,7 +12,9 @@ Examples
 (0.86, 0.45)
 """
 
+import importlib
 from importlib.metadata import PackageNotFoundError, version
+from types import ModuleType
 
 from passk_lab import io
 from passk_lab.compare import compare
@@ -40,6 +42,14 @@ from passk_lab.outcomes import (
 from passk_lab.planning import plan_evaluation, required_p, zero_failure_runs
 from passk_lab.seeded import mulberry32, seeded
 from passk_lab.simulate import coin_tasks, simulate_coin, simulate_sweep
+
+
+def __getattr__(name: str) -> ModuleType:
+    """Import :mod:`passk_lab.plots` (and so matplotlib) on first use, not with the package."""
+    if name == "plots":
+        return importlib.import_module("passk_lab.plots")
+    raise AttributeError(f"module 'passk_lab' has no attribute {name!r}")
+
 
 try:
     __version__ = version("passk-lab")
@@ -73,6 +83,7 @@ __all__ = [
     "passed_from_reward",
     "per_run",
     "plan_evaluation",
+    "plots",
     "plugin_pow_k",
     "reliability_curve",
     "required_p",

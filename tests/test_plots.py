@@ -1,0 +1,258 @@
+"""The plots draw what the statistics returned: each test reads the data back off the Axes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.collections import PolyCollection, QuadMesh
+from matplotlib.image import AxesImage
+
+import passk_lab as pk
+from passk_lab import plots
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def lines_by_style(ax, style):
+    return [line for line in ax.get_lines() if line.get_linestyle() == style]
+
+
+def bands(ax):
+    return [item for item in ax.collections if isinstance(item, PolyCollection)]
+
+
+def band_edges(band):
+    """The lower and upper edges of a fill_between band: the least and greatest y at each x."""
+    vertices = pd.DataFrame(band.get_paths()[0].vertices, columns=["x", "y"])
+    edges = vertices.groupby("x")["y"].agg(["min", "max"])
+    return edges["min"].to_numpy(), edges["max"].to_numpy()
+
+
+def legend_texts(ax):
+    return [text.get_text() for text in ax.get_legend().get_texts()]
+
+
+# --- decay curve -------------------------------------------------------------------------
+
+
+def test_decay_curve_draws_the_measured_curve_its_band_and_both_predictions(tau_bench_runs):
+    curve = pk.reliability_curve(tau_bench_runs, rng=0, predict_to=10)
+    ax = plots.decay_curve(curve)
+    assert ax is plt.gca()
+    (measured,) = lines_by_style(ax, "-")
+    assert measured.get_xdata().tolist() == [1, 2, 3, 4]  # only where tasks have k runs
+    np.testing.assert_allclose(measured.get_ydata(), [0.42, 0.2733, 0.22, 0.20], atol=5e-4)
+    (analytic,) = lines_by_style(ax, "--")
+    np.testing.assert_allclose(analytic.get_ydata(), 0.42 ** np.arange(1, 11))
+    (betabinom,) = lines_by_style(ax, ":")
+    fit = pk.fit_betabinom(tau_bench_runs)
+    np.testing.assert_allclose(betabinom.get_ydata(), fit.pow_k(range(1, 11)))
+    (pass_at_1,) = lines_by_style(ax, "-.")
+    assert list(pass_at_1.get_ydata()) == [0.42, 0.42]
+    measured_band, analytic_band = bands(ax)
+    low, high = band_edges(measured_band)
+    np.testing.assert_allclose(low, curve["pass_pow_k_low"].iloc[:4])
+    np.testing.assert_allclose(high, curve["pass_pow_k_high"].iloc[:4])
+    low, high = band_edges(analytic_band)
+    np.testing.assert_allclose(high, curve["p_pow_k_high"])
+    texts = legend_texts(ax)
+    assert "measured pass$^k$" in texts
+    assert "95% CI of measured pass$^k$" in texts
+    assert "beta-binomial: tasks differ" in texts
+    assert ax.get_xlabel() == "k (runs that must all pass)"
+    assert ax.get_ylim() == (0, 1.02)
+
+
+def test_decay_curve_draws_one_colour_per_group_and_names_the_groups():
+    both = pd.concat(
+        [
+            pk.simulate_coin(p=0.9, tasks=30, k=4, seed=1).assign(model="strong"),
+            pk.simulate_coin(p=0.6, tasks=30, k=4, seed=2).assign(model="weak"),
+        ]
+    )
+    curve = pk.reliability_curve(both, by="model", rng=0, confidence_level=0.9)
+    ax = plots.decay_curve(curve, log=True, bands=False)
+    measured = lines_by_style(ax, "-")
+    assert [line.get_label() for line in measured] == ["model=strong", "model=weak"]
+    assert measured[0].get_color() != measured[1].get_color()
+    for line, (_, part) in zip(measured, curve.groupby("model"), strict=True):
+        np.testing.assert_allclose(line.get_ydata(), part["pass_pow_k"])
+    assert bands(ax) == []
+    assert ax.get_yscale() == "log"
+    assert {"model=strong", "model=weak", "measured pass$^k$"} <= set(legend_texts(ax))
+
+
+def test_decay_curve_refuses_a_table_that_is_not_a_curve():
+    with pytest.raises(ValueError, match=r"no column 'pass_pow_k_low'.*reliability_curve"):
+        plots.decay_curve(pk.tally(pk.simulate_coin()).assign(k=1, pass_pow_k=0.5))
+    with pytest.raises(TypeError, match="DataFrame from reliability_curve"):
+        plots.decay_curve([1, 2])
+
+
+# --- outcome heatmap ---------------------------------------------------------------------
+
+
+def test_outcome_heatmap_sorts_tasks_and_marks_errors_timeouts_and_missing_runs():
+    runs = pd.DataFrame(
+        {
+            "task": ["a", "a", "a", "b", "b", "b", "c", "c"],
+            "run": [0, 1, 2, 0, 1, 2, 0, 2],
+            "passed": [False, True, False, True, True, True, False, True],
+            "error": [None, None, "ToolError: boom", None, None, None, None, None],
+            "timed_out": [True, False, False, False, False, False, False, False],
+        }
+    )
+    ax = plots.outcome_heatmap(runs)
+    (image,) = [item for item in ax.get_children() if isinstance(item, AxesImage)]
+    # 4 passed, 1 failed, 2 error, 3 timed out, 0 no run; b (3 passes) first, then a and c
+    assert image.get_array().tolist() == [[4, 4, 4], [3, 4, 2], [1, 0, 4]]
+    assert [label.get_text() for label in ax.get_yticklabels()] == ["b", "a", "c"]
+    assert legend_texts(ax) == ["passed", "failed", "error", "timed out", "no run"]
+    assert ax.get_xlabel() == "run"
+
+
+def test_outcome_heatmap_of_the_source_run_has_every_run_of_every_task():
+    runs = pk.simulate_coin(seed=42)
+    ax = plots.outcome_heatmap(runs, task_labels=False)
+    (image,) = [item for item in ax.get_children() if isinstance(item, AxesImage)]
+    codes = np.asarray(image.get_array())
+    assert codes.shape == (40, 5)
+    assert (codes == 4).sum() == runs["passed"].sum()
+    assert ((codes == 4).sum(axis=1) == 5).sum() == 18  # pass^5 = 18 / 40
+    assert np.all(np.diff((codes == 4).sum(axis=1)) <= 0)
+    assert ax.get_yticks().tolist() == []
+    assert legend_texts(ax) == ["passed", "failed"]
+
+
+# --- success histogram -------------------------------------------------------------------
+
+
+def test_success_histogram_draws_the_counts_and_both_expectations(tau_bench_runs):
+    counts = pk.success_counts(tau_bench_runs)
+    ax = plots.success_histogram(counts)
+    assert [bar.get_height() for bar in ax.patches] == [14, 12, 10, 4, 10]
+    binomial, betabinom = ax.get_lines()
+    np.testing.assert_allclose(binomial.get_ydata(), counts["binomial"])
+    np.testing.assert_allclose(betabinom.get_ydata(), counts["betabinom"])
+    assert legend_texts(ax)[0] == r"binomial, every task alike ($\hat{p}$ = 0.420)"
+    assert ax.get_xlabel() == "runs passed (of 4)"
+
+
+# --- sweeps ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sweep():
+    return pk.simulate_sweep([0.6, 0.8, 0.9, 0.99], range(1, 7), evaluations=50, rng=0)
+
+
+def test_sweep_heatmap_draws_the_mean_of_each_cell_with_contours(sweep):
+    ax = plots.sweep_heatmap(sweep, value="pass_pow_k")
+    (mesh,) = [item for item in ax.collections if isinstance(item, QuadMesh)]
+    means = sweep.pivot_table(index="p", columns="k", values="pass_pow_k", aggfunc="mean")
+    np.testing.assert_allclose(np.asarray(mesh.get_array()).reshape(4, 6), means.to_numpy())
+    assert len(ax.figure.axes) == 2  # and its colour bar
+    assert ax.figure.axes[1].get_ylabel() == "mean measured pass$^k$"
+    assert len(ax.collections) > 1  # the contour lines
+    assert ax.get_ylabel() == "p (chance a run passes)"
+
+
+def test_sweep_lines_draw_p_to_the_k_for_every_p(sweep):
+    ax = plots.sweep_lines(sweep)
+    lines = ax.get_lines()
+    assert [line.get_label() for line in lines] == ["p = 0.6", "p = 0.8", "p = 0.9", "p = 0.99"]
+    for line, p in zip(lines, [0.6, 0.8, 0.9, 0.99], strict=True):
+        np.testing.assert_allclose(line.get_ydata(), p ** np.arange(1, 7))
+    assert len(legend_texts(ax)) == 4
+    chosen = plots.sweep_lines(sweep, ps=[0.9], ax=plt.figure().gca())
+    assert len(chosen.get_lines()) == 1
+    with pytest.raises(ValueError, match=r"p = \[0.5\] is not in the sweep"):
+        plots.sweep_lines(sweep, ps=[0.5])
+
+
+def test_many_sweep_lines_get_a_colour_bar_instead_of_a_legend():
+    many = pk.simulate_sweep(np.round(np.arange(0.5, 1.0, 0.05), 2), [1, 2, 3], evaluations=2)
+    ax = plots.sweep_lines(many)
+    assert len(ax.get_lines()) == 10
+    assert ax.get_legend() is None
+    assert len(ax.figure.axes) == 2
+
+
+def test_measured_vs_analytic_plots_each_cells_mean_and_spread(sweep):
+    ax = plots.measured_vs_analytic(sweep, coverage=0.8)
+    diagonal, points = ax.get_lines()[0], ax.containers[0]
+    assert list(diagonal.get_xdata()) == [0, 1]
+    cells = sweep.groupby(["p", "k"])["pass_pow_k"]
+    np.testing.assert_allclose(
+        points.lines[0].get_xdata(), sweep.groupby(["p", "k"])["p_pow_k"].first()
+    )
+    np.testing.assert_allclose(points.lines[0].get_ydata(), cells.mean())
+    (bars,) = points.lines[2]
+    tops = np.array([segment[1, 1] for segment in bars.get_segments()])
+    np.testing.assert_allclose(tops, cells.quantile(0.9))
+    assert legend_texts(ax)[1] == "mean and middle 80% of 50 evaluations"
+    with pytest.raises(ValueError, match="coverage"):
+        plots.measured_vs_analytic(sweep, coverage=1.0)
+
+
+# --- comparison --------------------------------------------------------------------------
+
+
+def test_comparison_draws_both_agents_and_the_paired_difference_with_its_band():
+    strong = pk.simulate_coin(p=0.9, tasks=100, k=4, seed=1)
+    weak = pk.simulate_coin(p=0.7, tasks=100, k=4, seed=2)
+    table = pk.compare(strong, weak, rng=0, n_resamples=500)
+    ax = plots.comparison(table, names=("strong", "weak"))
+    first, second, zero, difference = ax.get_lines()
+    rows = table[table["metric"] == "pass_pow_k"]
+    np.testing.assert_allclose(first.get_ydata(), rows["value_a"])
+    np.testing.assert_allclose(second.get_ydata(), rows["value_b"])
+    np.testing.assert_allclose(difference.get_ydata(), rows["difference"])
+    assert list(zero.get_ydata()) == [0, 0]
+    (band,) = bands(ax)
+    low, high = band_edges(band)
+    np.testing.assert_allclose(low, rows["difference_low"])
+    np.testing.assert_allclose(high, rows["difference_high"])
+    assert legend_texts(ax)[:3] == ["strong", "weak", "strong \N{MINUS SIGN} weak"]
+    at_k = plots.comparison(table, metric="pass_at_k", ax=plt.figure().gca())
+    assert at_k.get_ylabel() == "pass@k"
+    with pytest.raises(ValueError, match="no rows for metric 'pass@k'"):
+        plots.comparison(table, metric="pass@k")
+
+
+# --- style and imports -------------------------------------------------------------------
+
+
+def test_the_style_applies_only_inside_its_block():
+    before = dict(matplotlib.rcParams)
+    with plots.style():
+        assert matplotlib.rcParams["axes.spines.right"] is False
+        assert matplotlib.rcParams["axes.prop_cycle"].by_key()["color"][0] == "#0072B2"
+    assert dict(matplotlib.rcParams) == before
+
+
+def test_importing_the_package_neither_imports_matplotlib_nor_changes_its_settings():
+    code = (
+        "import sys, passk_lab as pk\n"
+        "assert 'matplotlib' not in sys.modules, 'passk_lab imported matplotlib'\n"
+        "import matplotlib\n"
+        "before = dict(matplotlib.rcParams)\n"
+        "assert pk.plots.decay_curve is not None\n"
+        "assert dict(matplotlib.rcParams) == before\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+    with pytest.raises(AttributeError, match="no attribute 'plot'"):
+        pk.plot  # noqa: B018
