@@ -14,7 +14,7 @@ from passk_lab import __version__
 from passk_lab.estimators import INTERVAL_METHODS, reliability_curve
 from passk_lab.harness import evaluate
 from passk_lab.io import FORMATS, read
-from passk_lab.report import to_markdown
+from passk_lab.report import to_markdown, write_report
 from passk_lab.simulate import coin_tasks
 
 __all__ = ["main"]
@@ -78,21 +78,16 @@ def _read_runs(args: argparse.Namespace) -> pd.DataFrame:
 
 
 def _analyze(args: argparse.Namespace) -> int:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        runs = _read_runs(args)
-        curve = reliability_curve(
-            runs,
-            args.k,
-            by=args.by,
-            errors=args.errors,
-            confidence_level=args.confidence_level,
-            method=args.method,
-            n_resamples=args.resamples,
-            rng=args.seed,
-        )
-    for warning in caught:
-        print(f"passk-lab analyze: warning: {warning.message}", file=sys.stderr)
+    curve = reliability_curve(
+        _read_runs(args),
+        args.k,
+        by=args.by,
+        errors=args.errors,
+        confidence_level=args.confidence_level,
+        method=args.method,
+        n_resamples=args.resamples,
+        rng=args.seed,
+    )
     if args.to == "csv":
         print(curve.to_csv(index=False), end="")
     elif args.to == "json":
@@ -107,6 +102,24 @@ def _analyze(args: argparse.Namespace) -> int:
             print(to_markdown(shown))
         else:
             print(shown.to_string(index=False, float_format=lambda value: f"{value:.4f}"))
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    written = write_report(
+        _read_runs(args),
+        args.out,
+        by=args.by,
+        errors=args.errors,
+        confidence_level=args.confidence_level,
+        method=args.method,
+        n_resamples=args.resamples,
+        rng=args.seed,
+        title=args.title,
+    )
+    print(f"Wrote {len(written)} files to {args.out}:")
+    for path in written:
+        print(f"  {path.name}")
     return 0
 
 
@@ -132,6 +145,41 @@ def _input_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="X",
         help="runs tables and Inspect logs: the reward (score) a run needs to pass "
         "(default: 1, which needs rewards in [0, 1])",
+    )
+
+
+def _curve_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--by", action="append", metavar="COL", help="grouping column (repeat for several)"
+    )
+    parser.add_argument(
+        "--errors",
+        choices=["fail", "exclude"],
+        default="fail",
+        help="an errored or timed-out run is a failure (default) or left out",
+    )
+    parser.add_argument(
+        "--confidence-level",
+        type=float,
+        default=0.95,
+        metavar="LEVEL",
+        help="of every interval (default: 0.95)",
+    )
+    parser.add_argument(
+        "--method",
+        choices=INTERVAL_METHODS,
+        default="auto",
+        help="interval of pass^k and pass@k (default: auto, Wilson where every task has k runs, "
+        "else BCa bootstrap)",
+    )
+    parser.add_argument(
+        "--resamples", type=int, default=10_000, metavar="N", help="bootstrap resamples"
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="bootstrap seed (default: 0, so the same file always prints the same intervals)",
     )
 
 
@@ -172,9 +220,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     _input_arguments(analyze)
     analyze.add_argument(
-        "--by", action="append", metavar="COL", help="grouping column (repeat for several)"
-    )
-    analyze.add_argument(
         "--k", type=_k_values, metavar="KS", help="k values: 5, 1,2,4 or 1..8 (default: 1..n)"
     )
     analyze.add_argument(
@@ -183,36 +228,24 @@ def _parser() -> argparse.ArgumentParser:
         default="table",
         help="what to print (default: a plain table)",
     )
-    analyze.add_argument(
-        "--errors",
-        choices=["fail", "exclude"],
-        default="fail",
-        help="an errored or timed-out run is a failure (default) or left out",
-    )
-    analyze.add_argument(
-        "--confidence-level",
-        type=float,
-        default=0.95,
-        metavar="LEVEL",
-        help="of every interval (default: 0.95)",
-    )
-    analyze.add_argument(
-        "--method",
-        choices=INTERVAL_METHODS,
-        default="auto",
-        help="interval of pass^k and pass@k (default: auto, Wilson where every task has k runs, "
-        "else BCa bootstrap)",
-    )
-    analyze.add_argument(
-        "--resamples", type=int, default=10_000, metavar="N", help="bootstrap resamples"
-    )
-    analyze.add_argument(
-        "--seed",
-        type=int,
-        default=0,
-        help="bootstrap seed (default: 0, so the same file always prints the same intervals)",
-    )
+    _curve_arguments(analyze)
     analyze.set_defaults(handler=_analyze)
+
+    report = commands.add_parser(
+        "report",
+        help="write the tables, the plots and a self-contained report.html for a runs file",
+        description=(
+            "Read runs as analyze does and write into DIR: the reliability curve, the "
+            "beta-binomial fit, the success counts and (when runs record errors) both error "
+            "readings as CSV and Markdown; the decay curve, outcome heatmap and success histogram "
+            "as PNG and SVG; and report.html, which holds all of them and opens with no network."
+        ),
+    )
+    _input_arguments(report)
+    report.add_argument("--out", required=True, metavar="DIR", help="folder to write into")
+    report.add_argument("--title", default="Reliability report", help="the report's heading")
+    _curve_arguments(report)
+    report.set_defaults(handler=_report)
     return parser
 
 
@@ -231,8 +264,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
-    try:
-        status: int = args.handler(args)
-    except (TypeError, ValueError, FileNotFoundError, ImportError) as exc:
-        parser.exit(2, f"passk-lab {args.command}: error: {exc}\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            status: int = args.handler(args)
+        except (TypeError, ValueError, FileNotFoundError, ImportError) as exc:
+            error: Exception | None = exc
+        else:
+            error = None
+    for warning in caught:  # what the readers and estimators warned of, as plain lines
+        print(f"passk-lab {args.command}: warning: {warning.message}", file=sys.stderr)
+    if error is not None:
+        parser.exit(2, f"passk-lab {args.command}: error: {error}\n")
     return status

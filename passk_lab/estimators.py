@@ -565,8 +565,9 @@ def reliability_curve(
         p_pow_k_low, p_pow_k_high, betabinom_pow_k, n_tasks,
         n_tasks_excluded, n_runs_excluded, interval_method]``.
         ``interval_method`` names the interval of that row's pass^k and
-        pass@k. ``attrs`` holds ``errors``, ``confidence_level``, ``method``
-        and ``n_resamples``.
+        pass@k. ``attrs`` holds ``n_tasks`` (all groups), ``runs_per_task``
+        (the fewest and the most), ``errors``, ``confidence_level``,
+        ``method`` and ``n_resamples``.
 
     Notes
     -----
@@ -624,6 +625,8 @@ def reliability_curve(
     histogram = _histogram(runs, by, errors)
     curve = _curve(histogram, _group_ks(histogram, ks), 2, spec, last)
     curve.attrs.update(
+        n_tasks=int(histogram.tasks.sum()),
+        runs_per_task=[int(histogram.n.min()), int(histogram.n.max())],
         errors=errors,
         confidence_level=spec.confidence_level,
         method=spec.method,

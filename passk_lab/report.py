@@ -1,16 +1,72 @@
-"""Result tables as text for reports."""
+"""Result tables for reports: labels, metadata, five file formats, and a whole report.
+
+A result DataFrame (a reliability curve, a comparison, a plan, ...) goes out
+two ways. Data formats -- CSV and Parquet -- keep the library's column names
+and every digit, so a program can read them back. Presentation formats --
+Markdown, LaTeX and HTML -- get labels a reader knows (pass^k, pass@k,
+``95% CI`` with both ends in one cell) and rounded numbers. Every format
+carries the metadata a reader needs: tasks, runs per task, confidence level,
+interval method, the error policy, the package version and the date.
+"""
 
 from __future__ import annotations
 
+import base64
+import html
+import re
+from collections.abc import Callable, Hashable, Iterable
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
 import pandas as pd
 
-__all__ = ["to_markdown"]
+from passk_lab import __version__
+from passk_lab.estimators import IntervalMethod, error_sensitivity, reliability_curve
+from passk_lab.heterogeneity import fit_betabinom, success_counts
+from passk_lab.outcomes import By, ErrorPolicy
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["export", "labelled", "metadata", "to_html", "to_latex", "to_markdown", "write_report"]
+
+LABELS = {  # column (and metric) names as a reader knows them; "^k" is a superscript
+    "pass_pow_k": "pass^k",
+    "pass_at_k": "pass@k",
+    "p_pow_k": "(pass@1)^k",
+    "betabinom_pow_k": "beta-binomial pass^k",
+    "n_tasks": "tasks",
+    "n_tasks_excluded": "tasks excluded",
+    "n_runs_excluded": "runs excluded",
+    "interval_method": "interval",
+    "value_a": "A",
+    "value_b": "B",
+    "difference": "A - B",
+    "successes": "runs passed",
+    "binomial": "binomial expected",
+    "betabinom": "beta-binomial expected",
+}
+FORMATS = {".csv": "csv", ".parquet": "parquet", ".md": "markdown", ".tex": "latex"}
+FORMATS |= {".html": "html", ".htm": "html"}
 
 
 def _cell(value: object, digits: int) -> str:
-    if isinstance(value, float):
+    if isinstance(value, (float, np.floating)):
         return "" if value != value else f"{value:.{digits}f}"  # NaN prints as an empty cell
-    return str(value).replace("|", "\\|")
+    if value is None or value is pd.NA:
+        return ""
+    return str(value)
+
+
+def _numeric(frame: pd.DataFrame) -> list[bool]:
+    return [pd.api.types.is_numeric_dtype(dtype) for dtype in frame.dtypes]
+
+
+def _rows(frame: pd.DataFrame, digits: int) -> list[list[str]]:
+    return [[_cell(value, digits) for value in row] for row in frame.itertuples(index=False)]
 
 
 def to_markdown(frame: pd.DataFrame, *, digits: int = 4) -> str:
@@ -38,8 +94,8 @@ def to_markdown(frame: pd.DataFrame, *, digits: int = 4) -> str:
     | 2 |      0.735 |
     """
     header = [str(name) for name in frame.columns]
-    rows = [[_cell(value, digits) for value in row] for row in frame.itertuples(index=False)]
-    numeric = [pd.api.types.is_numeric_dtype(dtype) for dtype in frame.dtypes]
+    rows = [[cell.replace("|", "\\|") for cell in row] for row in _rows(frame, digits)]
+    numeric = _numeric(frame)
     widths = [max([len(name)] + [len(row[j]) for row in rows]) for j, name in enumerate(header)]
 
     def line(cells: list[str]) -> str:
@@ -54,3 +110,468 @@ def to_markdown(frame: pd.DataFrame, *, digits: int = 4) -> str:
         for width, right in zip(widths, numeric, strict=True)
     ]
     return "\n".join([line(header), "|" + "|".join(rule) + "|", *map(line, rows)])
+
+
+_LATEX_SPECIAL = re.compile(r"([&%$#_{}~^\\])")
+_LATEX_ESCAPES = {"~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+
+
+def _latex_text(text: str) -> str:
+    """Escape LaTeX's special characters, and set ``^k`` as a superscript."""
+
+    def escape(part: str) -> str:
+        return _LATEX_SPECIAL.sub(
+            lambda match: _LATEX_ESCAPES.get(match.group(1), "\\" + match.group(1)), part
+        )
+
+    return "$^k$".join(escape(part) for part in text.split("^k"))
+
+
+def to_latex(frame: pd.DataFrame, *, digits: int = 3, caption: str | None = None) -> str:
+    r"""Render a DataFrame as a LaTeX ``table`` with a booktabs ``tabular``, without the index.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table; its columns become the header.
+    digits : int
+        Decimals for floating-point cells; missing values print as empty cells.
+    caption : str, optional
+        The table's caption.
+
+    Returns
+    -------
+    str
+        LaTeX source; it needs ``\usepackage{booktabs}``. Special characters
+        are escaped and ``^k`` in a cell or header is set as a superscript.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(to_latex(pd.DataFrame({"k": [5], "pass^k": [0.45]}), caption="40 tasks"))
+    \begin{table}
+    \centering
+    \caption{40 tasks}
+    \begin{tabular}{rr}
+    \toprule
+    k & pass$^k$ \\
+    \midrule
+    5 & 0.450 \\
+    \bottomrule
+    \end{tabular}
+    \end{table}
+    """
+    align = "".join("r" if right else "l" for right in _numeric(frame))
+    lines = [r"\begin{table}", r"\centering"]
+    if caption:
+        lines.append(rf"\caption{{{_latex_text(caption)}}}")
+    lines += [rf"\begin{{tabular}}{{{align}}}", r"\toprule"]
+    lines.append(" & ".join(_latex_text(str(name)) for name in frame.columns) + r" \\")
+    lines.append(r"\midrule")
+    lines += [" & ".join(map(_latex_text, row)) + r" \\" for row in _rows(frame, digits)]
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines)
+
+
+def _html_text(text: str) -> str:
+    return "<sup>k</sup>".join(html.escape(part) for part in text.split("^k"))
+
+
+def to_html(frame: pd.DataFrame, *, digits: int = 3, caption: str | None = None) -> str:
+    """Render a DataFrame as an HTML ``<table>`` fragment, without the index.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table; its columns become the header.
+    digits : int
+        Decimals for floating-point cells; missing values print as empty cells.
+    caption : str, optional
+        The table's caption.
+
+    Returns
+    -------
+    str
+        The table, text escaped, numbers right-aligned and ``^k`` set as a
+        superscript; it needs no stylesheet.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(to_html(pd.DataFrame({"k": [5], "pass^k": [0.45]})))
+    <table>
+    <thead><tr><th>k</th><th>pass<sup>k</sup></th></tr></thead>
+    <tbody>
+    <tr><td style="text-align:right">5</td><td style="text-align:right">0.450</td></tr>
+    </tbody>
+    </table>
+    """
+    numeric = _numeric(frame)
+    lines = ["<table>"]
+    if caption:
+        lines.append(f"<caption>{_html_text(caption)}</caption>")
+    header = "".join(f"<th>{_html_text(str(name))}</th>" for name in frame.columns)
+    lines += [f"<thead><tr>{header}</tr></thead>", "<tbody>"]
+    for row in _rows(frame, digits):
+        cells = "".join(
+            f'<td style="text-align:{"right" if right else "left"}">{_html_text(cell)}</td>'
+            for cell, right in zip(row, numeric, strict=True)
+        )
+        lines.append(f"<tr>{cells}</tr>")
+    lines += ["</tbody>", "</table>"]
+    return "\n".join(lines)
+
+
+def _level(frame: pd.DataFrame) -> str:
+    level = frame.attrs.get("confidence_level")
+    return f"{level:.0%} CI" if isinstance(level, float) else "CI"
+
+
+def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
+    """Return a result table as a reader sees it: known labels, each interval in one column.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Any result table. Columns named in ``LABELS`` get their label (pass^k,
+        pass@k, ...); others keep their names. A pair ``X_low``, ``X_high``
+        becomes one column ``"<X's label> 95% CI"`` (at the table's confidence
+        level) right after X, holding ``"[low, high]"``.
+    digits : int
+        Decimals of the interval ends.
+
+    Returns
+    -------
+    DataFrame
+        A new table; its ``attrs`` are the input's.
+
+    Examples
+    --------
+    >>> import passk_lab as pk
+    >>> curve = pk.reliability_curve(pk.simulate_coin(seed=42), [5])
+    >>> labelled(curve)[["k", "pass^k", "pass^k 95% CI", "interval"]]
+       k  pass^k   pass^k 95% CI interval
+    0  5    0.45  [0.307, 0.602]   wilson
+    """
+    columns: dict[str, pd.Series] = {}
+    level = _level(frame)
+    for name in map(str, frame.columns):
+        base = name.removesuffix("_low")
+        if name.endswith("_high") and f"{name.removesuffix('_high')}_low" in frame.columns:
+            continue
+        if name.endswith("_low") and f"{base}_high" in frame.columns:
+            label = f"{LABELS.get(base, base)} {level}"
+            columns[label] = pd.Series(
+                [
+                    "" if np.isnan(low) else f"[{low:.{digits}f}, {high:.{digits}f}]"
+                    for low, high in zip(frame[name], frame[f"{base}_high"], strict=True)
+                ],
+                index=frame.index,
+                dtype="str",
+            )
+            continue
+        column = frame[name]
+        if name == "metric":
+            column = column.map(lambda value: LABELS.get(value, value))
+        if name.endswith("pvalue"):  # small p-values keep their size: 2.8e-09, not 0.000
+            column = column.map(lambda value: f"{value:.2g}").astype("str")
+        columns[LABELS.get(name, name)] = column
+    table = pd.DataFrame(columns, index=frame.index)
+    table.attrs = dict(frame.attrs)
+    return table
+
+
+def metadata(frame: pd.DataFrame) -> dict[str, str]:
+    """Return what a reader needs to know about a result table, from its ``attrs``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        A result table; :func:`~passk_lab.reliability_curve` records the
+        tasks, runs per task, confidence level, interval method and error
+        policy, other functions some of them.
+
+    Returns
+    -------
+    dict of str to str
+        Those of ``tasks``, ``runs per task``, ``confidence level``,
+        ``interval method``, ``bootstrap resamples`` and ``errored runs`` that
+        the table records, then always ``passk_lab`` (the version) and
+        ``date`` (today, UTC).
+    """
+    attrs = frame.attrs
+    info: dict[str, str] = {}
+    if "n_tasks" in attrs:
+        info["tasks"] = str(attrs["n_tasks"])
+    if "runs_per_task" in attrs:
+        fewest, most = attrs["runs_per_task"]
+        info["runs per task"] = str(most) if fewest == most else f"{fewest} to {most}"
+    if "confidence_level" in attrs:
+        info["confidence level"] = f"{attrs['confidence_level']:g}"
+    if "method" in attrs:
+        info["interval method"] = str(attrs["method"])
+    if "n_resamples" in attrs:
+        info["bootstrap resamples"] = str(attrs["n_resamples"])
+    if "errors" in attrs:
+        info["errored runs"] = {"fail": "failures", "exclude": "left out"}.get(
+            attrs["errors"], str(attrs["errors"])
+        )
+    info["passk_lab"] = __version__
+    info["date"] = datetime.now(UTC).date().isoformat()
+    return info
+
+
+def _caption(info: dict[str, str]) -> str:
+    return "; ".join(f"{key}: {value}" for key, value in info.items())
+
+
+def export(
+    frame: pd.DataFrame, path: str | Path, *, digits: int = 3, labels: bool | None = None
+) -> Path:
+    """Write a result table to a file, in the format its suffix names, with its metadata.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Any result table.
+    path : str or Path
+        ``.csv``, ``.parquet``, ``.md``, ``.tex`` or ``.html``.
+    digits : int
+        Decimals in Markdown, LaTeX and HTML; CSV and Parquet keep every digit.
+    labels : bool, optional
+        Use :func:`labelled` columns. By default yes for Markdown, LaTeX and
+        HTML, and no for CSV and Parquet, which keep the names a program reads.
+
+    Returns
+    -------
+    Path
+        The file written.
+
+    Notes
+    -----
+    Where the metadata (:func:`metadata`) goes: CSV, ``# key: value`` lines
+    before the header (read back with ``pandas.read_csv(path,
+    comment="#")``); Parquet, the table's ``attrs``, which pandas restores
+    on reading (needs pyarrow, ``passk-lab[parquet]``); Markdown, an
+    italic line under the table; LaTeX and HTML, the caption.
+
+    Examples
+    --------
+    >>> import tempfile, pandas as pd, passk_lab as pk
+    >>> curve = pk.reliability_curve(pk.simulate_coin(seed=42), [5])
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     written = export(curve, f"{folder}/curve.csv")
+    ...     lines = written.read_text().splitlines()
+    ...     back = pd.read_csv(written, comment="#")
+    >>> lines[:3]
+    ['# tasks: 40', '# runs per task: 5', '# confidence level: 0.95']
+    >>> back.loc[0, "pass_pow_k"]
+    np.float64(0.45)
+    """
+    target = Path(path)
+    kind = FORMATS.get(target.suffix.lower())
+    if kind is None:
+        raise ValueError(
+            f"cannot tell the format of {target.name!r}: end the name in {', '.join(FORMATS)}"
+        )
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"export writes a DataFrame, got {type(frame).__name__}")
+    info = metadata(frame)
+    presented = kind in ("markdown", "latex", "html")
+    table = labelled(frame, digits=digits) if (presented if labels is None else labels) else frame
+    if kind == "csv":
+        header = "".join(f"# {key}: {value}\n" for key, value in info.items())
+        target.write_text(header + table.to_csv(index=False), encoding="utf-8")
+    elif kind == "parquet":
+        stored = table.copy()
+        stored.attrs.clear()
+        stored.attrs.update(info)
+        try:
+            stored.to_parquet(target, index=False)
+        except ImportError as exc:
+            raise ImportError(
+                f"writing Parquet needs pyarrow: pip install 'passk-lab[parquet]' ({exc})"
+            ) from None
+    elif kind == "markdown":
+        target.write_text(
+            f"{to_markdown(table, digits=digits)}\n\n*{_caption(info)}*\n", encoding="utf-8"
+        )
+    elif kind == "latex":
+        target.write_text(to_latex(table, digits=digits, caption=_caption(info)) + "\n")
+    else:
+        target.write_text(to_html(table, digits=digits, caption=_caption(info)) + "\n")
+    return target
+
+
+# --- the whole report --------------------------------------------------------------------
+
+
+def _slug(key: Iterable[Hashable], by: list[str]) -> str:
+    text = "-".join(f"{name}-{value}" for name, value in zip(by, key, strict=True))
+    return re.sub(r"[^A-Za-z0-9.=-]+", "_", text)
+
+
+def _with_group(frame: pd.DataFrame, by: list[str], key: Iterable[Hashable]) -> pd.DataFrame:
+    """Put a group's labels in front of a table about that group."""
+    for name, value in reversed(list(zip(by, key, strict=True))):
+        frame.insert(0, name, [value] * len(frame))
+    return frame
+
+
+def _by(by: By) -> list[str]:
+    if by is None:
+        return []
+    return [by] if isinstance(by, str) else list(by)
+
+
+_TABLE_HEADINGS = {
+    "curve": "pass<sup>k</sup> and pass@k with intervals",
+    "betabinom": "Beta-binomial fit: how much tasks differ",
+    "success_counts": "Tasks by runs passed, observed and expected",
+    "errors": "Errored runs as failures, or left out",
+}
+_STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
+       color: #222; line-height: 1.45; }
+table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
+caption { caption-side: bottom; text-align: left; color: #555; font-size: 0.8rem;
+          padding-top: 0.3rem; }
+th, td { padding: 0.2rem 0.6rem; border-bottom: 1px solid #ddd; }
+th { border-bottom: 2px solid #888; text-align: center; }
+img { max-width: 100%; }
+dl { display: grid; grid-template-columns: max-content auto; gap: 0.1rem 1rem; }
+dt { color: #555; }
+dd { margin: 0; }
+"""
+
+
+def write_report(
+    runs: pd.DataFrame,
+    out: str | Path,
+    *,
+    by: By = None,
+    errors: ErrorPolicy = "fail",
+    confidence_level: float = 0.95,
+    method: IntervalMethod = "auto",
+    n_resamples: int = 10_000,
+    rng: int | np.random.Generator | None = 0,
+    title: str = "Reliability report",
+) -> list[Path]:
+    """Write the tables, the plots and one self-contained ``report.html`` for a runs table.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        A runs table (for example from :func:`passk_lab.io.read`).
+    out : str or Path
+        The folder to write into; made if missing.
+    by : str or list of str, optional
+        Grouping columns: one curve per group, and per-group heatmaps and
+        histograms.
+    errors, confidence_level, method, n_resamples, rng
+        As in :func:`~passk_lab.reliability_curve`.
+    title : str
+        The report's heading.
+
+    Returns
+    -------
+    list of Path
+        Every file written: ``curve``, ``betabinom``, ``success_counts`` and
+        (when the runs record errors) ``errors`` tables as CSV and Markdown;
+        ``decay_curve``, ``outcome_heatmap`` and ``success_histogram`` plots
+        (one per group, the group in the name) as PNG and SVG; and
+        ``report.html``, which inlines every plot and table and needs no
+        network.
+    """
+    from matplotlib.figure import Figure  # plots are drawn only for a report
+
+    from passk_lab import plots
+
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    by_columns = _by(by)
+    longest = int(runs.groupby([*by_columns, "task"], sort=False).size().max())
+    curve = reliability_curve(
+        runs,
+        by=by,
+        errors=errors,
+        confidence_level=confidence_level,
+        method=method,
+        n_resamples=n_resamples,
+        rng=rng,
+        predict_to=max(2 * longest, 10),
+    )
+    groups = list(runs.groupby(by_columns, sort=False)) if by_columns else [((), runs)]
+    fits, counts = [], []
+    for key, part in groups:
+        fits.append(_with_group(fit_betabinom(part, errors=errors).to_frame(), by_columns, key))
+        counts.append(_with_group(success_counts(part, errors=errors), by_columns, key))
+    tables = {
+        "curve": curve[curve["n_tasks"] > 0].reset_index(drop=True),
+        "betabinom": pd.concat(fits, ignore_index=True),
+        "success_counts": pd.concat(counts, ignore_index=True),
+    }
+    if {"error", "timed_out"} & set(runs.columns):
+        tables["errors"] = error_sensitivity(runs, by=by)
+    written: list[Path] = []
+    for name, table in tables.items():
+        table.attrs = dict(curve.attrs)
+        written += [export(table, folder / f"{name}.csv"), export(table, folder / f"{name}.md")]
+
+    images: list[tuple[str, bytes]] = []
+
+    def figure(name: str, heading: str, draw: Callable[..., Axes]) -> None:
+        with plots.style():
+            fig = Figure()
+            draw(ax=fig.add_subplot())
+            for suffix in (".svg", ".png"):
+                fig.savefig(folder / f"{name}{suffix}")
+                written.append(folder / f"{name}{suffix}")
+        images.append((heading, (folder / f"{name}.png").read_bytes()))
+
+    figure("decay_curve", "pass^k against k", partial(plots.decay_curve, curve))
+    for (key, part), count in zip(groups, counts, strict=True):
+        suffix = f"-{_slug(key, by_columns)}" if by_columns else ""
+        where = ", ".join(f"{n}={v}" for n, v in zip(by_columns, key, strict=True))
+        where = f" ({where})" if where else ""
+        figure(
+            f"outcome_heatmap{suffix}", f"Every run{where}", partial(plots.outcome_heatmap, part)
+        )
+        figure(
+            f"success_histogram{suffix}",
+            f"Tasks by runs passed{where}",
+            partial(plots.success_histogram, count),
+        )
+
+    info = metadata(curve)
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        '<head><meta charset="utf-8">',
+        f"<title>{html.escape(title)}</title>",
+        f"<style>{_STYLE}</style></head>",
+        "<body>",
+        f"<h1>{html.escape(title)}</h1>",
+        "<dl>",
+        *(
+            f"<dt>{html.escape(key)}</dt><dd>{html.escape(value)}</dd>"
+            for key, value in info.items()
+        ),
+        "</dl>",
+    ]
+    for heading, data in images:
+        encoded = base64.b64encode(data).decode("ascii")
+        parts += [
+            f"<h2>{_html_text(heading)}</h2>",
+            f'<img alt="{html.escape(heading)}" src="data:image/png;base64,{encoded}">',
+        ]
+    for name, table in tables.items():
+        parts += [
+            f'<h2 id="{name}">{_TABLE_HEADINGS[name]}</h2>',
+            to_html(labelled(table), caption=_caption(info)),
+        ]
+    parts += ["</body>", "</html>"]
+    report = folder / "report.html"
+    report.write_text("\n".join(parts) + "\n", encoding="utf-8")
+    written.append(report)
+    return written

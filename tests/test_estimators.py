@@ -371,6 +371,8 @@ def test_tau_bench_curve_has_intervals_the_p_pow_k_band_and_the_beta_binomial(ta
     assert np.all(curve["pass_pow_k_low"] < curve["betabinom_pow_k"])
     assert np.all(curve["betabinom_pow_k"] < curve["pass_pow_k_high"])
     assert curve.attrs == {
+        "n_tasks": 50,
+        "runs_per_task": [4, 4],
         "errors": "fail",
         "confidence_level": 0.95,
         "method": "auto",

@@ -1,9 +1,66 @@
 from __future__ import annotations
 
+import base64
+import re
+from datetime import UTC, datetime
+from html.parser import HTMLParser
+
 import numpy as np
 import pandas as pd
+import pytest
+from conftest import TAU_BENCH
 
-from passk_lab.report import to_markdown
+import passk_lab as pk
+from passk_lab.cli import main
+from passk_lab.report import export, labelled, metadata, to_html, to_latex, to_markdown
+
+TODAY = datetime.now(UTC).date().isoformat()
+
+
+class Page(HTMLParser):
+    """Every start tag with its attributes, the text of each table cell, and the headings."""
+
+    def __init__(self, text):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+        self.tables: list[list[list[str]]] = []
+        self.headings: list[str] = []
+        self._cell: list[str] | None = None
+        self._heading: list[str] | None = None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+        elif tag == "h2":
+            self._heading = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self.tables[-1][-1].append("".join(self._cell))
+            self._cell = None
+        elif tag == "h2":
+            self.headings.append("".join(self._heading))
+            self._heading = None
+
+    def handle_data(self, data):
+        for part in (self._cell, self._heading):
+            if part is not None:
+                part.append(data)
+
+
+@pytest.fixture(scope="module")
+def curve():
+    runs = pk.simulate_coin(seed=42)
+    return pk.reliability_curve(runs.iloc[:-2], rng=0)  # the last task has 3 runs, others 5
+
+
+# --- renderers ---------------------------------------------------------------------------
 
 
 def test_markdown_aligns_numbers_right_text_left_and_leaves_missing_cells_empty():
@@ -15,3 +72,209 @@ def test_markdown_aligns_numbers_right_text_left_and_leaves_missing_cells_empty(
         "| gpt\\|4o |  1 |       0.50 |",
         "| b       | 10 |            |",
     ]
+
+
+def test_latex_escapes_special_characters_and_sets_k_as_a_superscript():
+    table = pd.DataFrame({"model": ["a_b & 50% {#1} ~x^2 \\"], "pass^k": [0.25], "n": [pd.NA]})
+    text = to_latex(table, digits=2, caption="tasks: 40; p_hat")
+    assert r"\caption{tasks: 40; p\_hat}" in text
+    assert r"\begin{tabular}{lrl}" in text
+    assert r"model & pass$^k$ & n \\" in text
+    body = (
+        r"a\_b \& 50\% \{\#1\} \textasciitilde{}x\textasciicircum{}2 \textbackslash{} & 0.25 &  \\"
+    )
+    assert body in text
+
+
+def test_html_escapes_text_and_aligns_numbers():
+    table = pd.DataFrame({"agent": ["<script>&"], "pass^k": [1 / 3]})
+    page = Page(to_html(table, digits=4, caption="a <caption>"))
+    assert page.tables == [[["agent", "passk"], ["<script>&", "0.3333"]]]
+    cells = [attrs for tag, attrs in page.tags if tag == "td"]
+    assert [cell["style"] for cell in cells] == ["text-align:left", "text-align:right"]
+    assert ("sup", {}) in page.tags
+    assert "a &lt;caption&gt;" in to_html(table, caption="a <caption>")
+
+
+# --- labels and metadata -----------------------------------------------------------------
+
+
+def test_labelled_names_the_columns_and_puts_each_interval_in_one_cell(curve):
+    table = labelled(curve, digits=2)
+    assert table.columns.tolist() == [
+        "k",
+        "pass^k",
+        "pass^k 95% CI",
+        "pass@k",
+        "pass@k 95% CI",
+        "(pass@1)^k",
+        "(pass@1)^k 95% CI",
+        "beta-binomial pass^k",
+        "tasks",
+        "tasks excluded",
+        "runs excluded",
+        "interval",
+    ]
+    for k in range(5):
+        low, high = curve.loc[k, ["pass_pow_k_low", "pass_pow_k_high"]]
+        assert table.loc[k, "pass^k 95% CI"] == f"[{low:.2f}, {high:.2f}]"
+    assert table["pass^k"].equals(curve["pass_pow_k"])  # values keep every digit
+    assert table.attrs == curve.attrs
+    ninety = labelled(pk.reliability_curve(pk.simulate_coin(), [1], confidence_level=0.9))
+    assert "pass^k 90% CI" in ninety.columns
+
+
+def test_labelled_names_comparison_metrics_and_keeps_small_p_values_readable():
+    strong = pk.simulate_coin(p=0.9, tasks=60, k=3, seed=1)
+    weak = pk.simulate_coin(p=0.6, tasks=60, k=3, seed=2)
+    table = labelled(pk.compare(strong, weak, [1, 3], rng=0, n_resamples=200))
+    assert table["metric"].tolist() == ["pass^k", "pass^k", "pass@k", "pass@k"]
+    assert {"A", "B", "A - B", "A - B 95% CI", "correlation"} <= set(table.columns)
+    fit = pk.fit_betabinom(pd.DataFrame({"task": range(6), "n": 8, "c": [0, 0, 0, 8, 8, 8]}))
+    shown = labelled(fit.to_frame())
+    assert shown.loc[0, "lr_pvalue"] == f"{fit.lr_pvalue:.2g}"
+    assert "e-" in shown.loc[0, "lr_pvalue"]
+
+
+def test_metadata_says_what_a_reader_needs(curve):
+    assert metadata(curve) == {
+        "tasks": "40",
+        "runs per task": "3 to 5",
+        "confidence level": "0.95",
+        "interval method": "auto",
+        "bootstrap resamples": "10000",
+        "errored runs": "failures",
+        "passk_lab": pk.__version__,
+        "date": TODAY,
+    }
+    plan = pk.plan_evaluation(0.1, 0.85, 5)
+    assert list(metadata(plan)) == ["passk_lab", "date"]
+
+
+# --- export ------------------------------------------------------------------------------
+
+
+def test_csv_keeps_every_digit_and_the_metadata_as_comment_lines(tmp_path, curve):
+    path = export(curve, tmp_path / "curve.csv")
+    lines = path.read_text().splitlines()
+    assert lines[:8] == [f"# {key}: {value}" for key, value in metadata(curve).items()]
+    back = pd.read_csv(path, comment="#")
+    pd.testing.assert_frame_equal(back, curve, check_dtype=False)
+    labels = pd.read_csv(export(curve, tmp_path / "labels.csv", labels=True), comment="#")
+    assert labels.columns[:3].tolist() == ["k", "pass^k", "pass^k 95% CI"]
+
+
+def test_parquet_keeps_every_digit_and_the_metadata_in_attrs(tmp_path, curve):
+    back = pd.read_parquet(export(curve, tmp_path / "curve.parquet"))
+    pd.testing.assert_frame_equal(back, curve, check_dtype=False)
+    assert back.attrs == metadata(curve)
+
+
+def test_markdown_latex_and_html_files_hold_the_labelled_table_and_a_caption(tmp_path, curve):
+    caption = "; ".join(f"{key}: {value}" for key, value in metadata(curve).items())
+    markdown = export(curve, tmp_path / "curve.md").read_text()
+    assert markdown == f"{to_markdown(labelled(curve), digits=3)}\n\n*{caption}*\n"
+    latex = export(curve, tmp_path / "curve.tex", digits=2).read_text()
+    assert latex == to_latex(labelled(curve, digits=2), digits=2, caption=caption) + "\n"
+    page = Page(export(curve, tmp_path / "curve.html").read_text())
+    (table,) = page.tables
+    assert table[0][:3] == ["k", "passk", "passk 95% CI"]  # the k is a superscript
+    assert [row[1] for row in table[1:]] == [f"{value:.3f}" for value in curve["pass_pow_k"]]
+
+
+def test_export_refuses_an_unknown_suffix_and_a_non_table(tmp_path, curve):
+    with pytest.raises(ValueError, match=r"cannot tell the format of 'curve.xlsx'.*\.csv"):
+        export(curve, tmp_path / "curve.xlsx")
+    with pytest.raises(TypeError, match="export writes a DataFrame, got list"):
+        export([1, 2], tmp_path / "curve.csv")
+
+
+# --- the whole report --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tau_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    status = main(["report", str(TAU_BENCH / "gpt-4o-airline.json"), "--out", str(out)])
+    assert status == 0
+    return out
+
+
+def test_report_writes_the_tables_and_the_plots(tau_report, tau_bench_runs, tau_bench_published):
+    names = {path.name for path in tau_report.iterdir()}
+    tables = ["curve", "betabinom", "success_counts", "errors"]
+    plots = ["decay_curve", "outcome_heatmap", "success_histogram"]
+    assert names == {
+        *(f"{name}.{suffix}" for name in tables for suffix in ("csv", "md")),
+        *(f"{name}.{suffix}" for name in plots for suffix in ("png", "svg")),
+        "report.html",
+    }
+    curve = pd.read_csv(tau_report / "curve.csv", comment="#")
+    assert curve["k"].tolist() == [1, 2, 3, 4]
+    for k, published in tau_bench_published.items():
+        assert curve.loc[k - 1, "pass_pow_k"] == pytest.approx(published, abs=5e-4)
+    expected = pk.reliability_curve(tau_bench_runs, rng=0)
+    np.testing.assert_allclose(curve["pass_pow_k_low"], expected["pass_pow_k_low"], rtol=1e-12)
+    counts = pd.read_csv(tau_report / "success_counts.csv", comment="#")
+    assert counts["n_tasks"].tolist() == [14, 12, 10, 4, 10]
+    errors = pd.read_csv(tau_report / "errors.csv", comment="#")
+    assert errors["n_runs_excluded"].tolist() == [5] * 4
+    for name in plots:
+        assert (tau_report / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert "<svg" in (tau_report / f"{name}.svg").read_text()[:1000]
+
+
+def test_report_html_inlines_every_image_and_table_and_needs_no_network(tau_report):
+    text = (tau_report / "report.html").read_text()
+    page = Page(text)
+    images = [attrs["src"] for tag, attrs in page.tags if tag == "img"]
+    assert len(images) == 3
+    names = ["decay_curve", "outcome_heatmap", "success_histogram"]
+    for src, name in zip(images, names, strict=True):
+        prefix = "data:image/png;base64,"
+        assert src.startswith(prefix)
+        assert base64.b64decode(src[len(prefix) :]) == (tau_report / f"{name}.png").read_bytes()
+    # every table, with the same rows as its CSV
+    ids = [attrs.get("id") for tag, attrs in page.tags if tag == "h2" and "id" in attrs]
+    assert ids == ["curve", "betabinom", "success_counts", "errors"]
+    assert len(page.tables) == 4
+    for name, table in zip(ids, page.tables, strict=True):
+        rows = pd.read_csv(tau_report / f"{name}.csv", comment="#")
+        assert len(table) == len(rows) + 1  # and the header
+    # nothing to fetch: no links, scripts, stylesheets or remote images
+    assert not [tag for tag, _ in page.tags if tag in ("link", "script", "iframe")]
+    assert not re.search(r"""(src|href)=["']?(https?:|//)""", text)
+    assert f"<dd>{TODAY}</dd>" in text
+
+
+def test_report_with_groups_draws_each_groups_runs(tmp_path, capsys):
+    runs = pd.concat(
+        [
+            pk.io.read_tau_bench(TAU_BENCH / "gpt-4o-airline.json")[
+                ["task", "run", "passed"]
+            ].assign(model="gpt-4o"),
+            pk.simulate_coin(p=0.85, tasks=40, k=5, seed=42).assign(model="coin/0.85"),
+        ]
+    )
+    runs.to_csv(tmp_path / "runs.csv", index=False)
+    out = tmp_path / "out"
+    assert main(["report", str(tmp_path / "runs.csv"), "--out", str(out), "--by", "model"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith(f"Wrote 17 files to {out}:")
+    names = {path.name for path in out.iterdir()}
+    assert {"outcome_heatmap-model-gpt-4o.png", "outcome_heatmap-model-coin_0.85.svg"} <= names
+    assert "errors.csv" not in names  # these runs record no errors
+    curve = pd.read_csv(out / "curve.csv", comment="#")
+    assert curve.groupby("model", sort=False)["k"].max().to_dict() == {"gpt-4o": 4, "coin/0.85": 5}
+    coin = curve[curve["model"] == "coin/0.85"]
+    assert coin["pass_pow_k"].tolist()[::4] == [0.86, 0.45]
+    page = Page((out / "report.html").read_text())
+    assert len([tag for tag, _ in page.tags if tag == "img"]) == 5
+    assert "Every run (model=coin/0.85)" in page.headings
+
+
+def test_report_refuses_bad_input_with_a_message(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["report", str(tmp_path / "missing.csv"), "--out", str(tmp_path)])
+    assert exited.value.code == 2
+    assert "passk-lab report: error:" in capsys.readouterr().err
