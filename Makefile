@@ -12,6 +12,8 @@ demo: $(VENV)/.installed-base
 	$(BIN)/passk-lab reproduce
 	@echo
 	$(BIN)/passk-lab analyze data/coin_p0.85_tasks40_k5_seed42.csv
+	@echo
+	$(BIN)/passk-lab report data/coin_p0.85_tasks40_k5_seed42.csv --out data/report
 
 test: lint typecheck pytest
 
