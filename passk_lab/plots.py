@@ -237,18 +237,20 @@ _STATES = {  # code: (label, colour); the heatmap's categories in legend order
 
 
 def _states(runs: pd.DataFrame, matrix: pd.DataFrame) -> np.ndarray:
-    """Codes of every (task, run) cell in the matrix's order; see ``_STATES``."""
+    """Codes of every (task, run) cell in the matrix's order; see ``_STATES``.
+
+    An errored run is one with an ``error`` (as everywhere: any value not missing), a
+    timed-out one has ``timed_out`` set; a timeout wins over an error message.
+    """
     codes = np.where(matrix.isna(), 0, np.where(matrix.fillna(False).astype(bool), 4, 1))
     for column, code in (("error", 2), ("timed_out", 3)):
         if column not in runs.columns:
             continue
         flagged = runs[column].notna() if column == "error" else runs[column].astype(bool)
-        if column == "error":
-            flagged &= runs[column].astype("str").ne("")
         marked = runs.loc[flagged.to_numpy(), ["task", "run"]]
         rows = matrix.index.get_indexer(pd.Index(marked["task"]))
         columns = matrix.columns.get_indexer(pd.Index(marked["run"]))
-        codes[rows, columns] = np.where(codes[rows, columns] == 4, 4, code)
+        codes[rows, columns] = code  # such a run already counts as failed in the matrix
     return codes
 
 

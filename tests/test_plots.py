@@ -124,6 +124,18 @@ def test_outcome_heatmap_sorts_tasks_and_marks_errors_timeouts_and_missing_runs(
     assert ax.get_xlabel() == "run"
 
 
+def test_outcome_heatmap_shows_a_passed_run_that_errored_as_an_error_as_the_tally_counts_it():
+    runs = pd.DataFrame(
+        {"task": [0, 0], "run": [0, 1], "passed": [True, True], "error": ["", None]}
+    )
+    with pytest.warns(UserWarning, match="marked passed but also errored"):
+        ax = plots.outcome_heatmap(runs)
+    (image,) = [item for item in ax.get_children() if isinstance(item, AxesImage)]
+    assert image.get_array().tolist() == [[2, 4]]
+    with pytest.warns(UserWarning, match="marked passed but also errored"):
+        assert pk.tally(runs)["c"].tolist() == [1]  # one pass, as the picture shows
+
+
 def test_outcome_heatmap_of_the_source_run_has_every_run_of_every_task():
     runs = pk.simulate_coin(seed=42)
     ax = plots.outcome_heatmap(runs, task_labels=False)
