@@ -37,6 +37,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
+from passk_lab._labels import interval_label
 from passk_lab.outcomes import outcome_matrix
 
 __all__ = [
@@ -106,11 +107,6 @@ def _require(frame: object, columns: Sequence[str], made_by: str) -> pd.DataFram
     return frame
 
 
-def _level(frame: pd.DataFrame) -> str:
-    level = frame.attrs.get("confidence_level")
-    return f"{level:.0%} CI" if isinstance(level, float) else "CI"
-
-
 def _groups(curve: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     """Split a curve into its groups: the columns before ``k`` are the grouping columns."""
     by = list(curve.columns[: list(curve.columns).index("k")])
@@ -167,7 +163,7 @@ def decay_curve(
     )
     ax = _axes(ax)
     groups = _groups(frame)
-    level = _level(frame)
+    level = interval_label(frame)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     handles: list[Artist] = []
     for index, (name, part) in enumerate(groups):
@@ -579,7 +575,7 @@ def comparison(
         color="0.5",
         alpha=0.3,
         lw=0,
-        label=f"paired {_level(frame)} of the difference",
+        label=f"paired {interval_label(frame)} of the difference",
     )
     _integer_ticks(ax)
     ax.set_xlabel("k")

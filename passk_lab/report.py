@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from passk_lab import __version__
+from passk_lab._labels import LABELS, interval_label
 from passk_lab.estimators import IntervalMethod, error_sensitivity, reliability_curve
 from passk_lab.heterogeneity import fit_betabinom, success_counts
 from passk_lab.outcomes import By, ErrorPolicy
@@ -33,22 +34,6 @@ if TYPE_CHECKING:
 
 __all__ = ["export", "labelled", "metadata", "to_html", "to_latex", "to_markdown", "write_report"]
 
-LABELS = {  # column (and metric) names as a reader knows them; "^k" is a superscript
-    "pass_pow_k": "pass^k",
-    "pass_at_k": "pass@k",
-    "p_pow_k": "(pass@1)^k",
-    "betabinom_pow_k": "beta-binomial pass^k",
-    "n_tasks": "tasks",
-    "n_tasks_excluded": "tasks excluded",
-    "n_runs_excluded": "runs excluded",
-    "interval_method": "interval",
-    "value_a": "A",
-    "value_b": "B",
-    "difference": "A - B",
-    "successes": "runs passed",
-    "binomial": "binomial expected",
-    "betabinom": "beta-binomial expected",
-}
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".md": "markdown", ".tex": "latex"}
 FORMATS |= {".html": "html", ".htm": "html"}
 
@@ -222,11 +207,6 @@ def to_html(frame: pd.DataFrame, *, digits: int = 3, caption: str | None = None)
     return "\n".join(lines)
 
 
-def _level(frame: pd.DataFrame) -> str:
-    level = frame.attrs.get("confidence_level")
-    return f"{level:.0%} CI" if isinstance(level, float) else "CI"
-
-
 def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
     """Return a result table as a reader sees it: known labels, each interval in one column.
 
@@ -254,7 +234,7 @@ def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
     0  5    0.45  [0.307, 0.602]   wilson
     """
     columns: dict[str, pd.Series] = {}
-    level = _level(frame)
+    level = interval_label(frame)
     for name in map(str, frame.columns):
         base = name.removesuffix("_low")
         if name.endswith("_high") and f"{name.removesuffix('_high')}_low" in frame.columns:
