@@ -26,6 +26,7 @@ import contextlib
 from collections.abc import Hashable, Iterator, Sequence
 from importlib import resources
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -82,11 +83,15 @@ def style() -> Iterator[None]:
     >>> matplotlib.rcParams["axes.spines.top"]
     True
     """
-    with (
-        resources.as_file(resources.files("passk_lab") / "styles" / "passk.mplstyle") as path,
-        plt.style.context(str(path)),
-    ):
-        yield
+    with resources.as_file(resources.files("passk_lab") / "styles" / "passk.mplstyle") as path:
+        with plt.style.context(str(path)):
+            try:
+                yield
+            finally:
+                # a backend first loaded inside the block (Jupyter's inline one) turns on
+                # interactive mode; keep it, or later figures stop showing
+                interactive = matplotlib.is_interactive()
+        matplotlib.interactive(interactive)
 
 
 def _axes(ax: Axes | None) -> Axes:
@@ -481,8 +486,9 @@ def measured_vs_analytic(
 
     Notes
     -----
-    One point per (p, k): the mean measured pass^k, with a bar over the
-    middle `coverage` of the evaluations. Points on the diagonal mean the
+    One point per (p, k): the mean measured pass^k, and a bar over the
+    middle `coverage` of the evaluations (which need not contain the mean
+    when passing all k runs is rare). Points on the diagonal mean the
     measure is unbiased; the bars show how far one evaluation can land.
     """
     frame = _require(sweep, ["p", "k", "p_pow_k", "pass_pow_k"], "simulate_sweep")
@@ -497,15 +503,16 @@ def measured_vs_analytic(
     evaluations = int(cells.size().min())
     ax = _axes(ax)
     ax.plot([0, 1], [0, 1], color="0.5", lw=1, label="measured = true")
-    ax.errorbar(
+    # a range, not error bars around the mean: with rare passes the mean can lie above it
+    (points,) = ax.plot(truth, mean, "o", ms=3, label=f"mean of {evaluations} evaluations")
+    ax.vlines(
         truth,
-        mean,
-        yerr=np.vstack([mean - low, high - mean]),
-        fmt="o",
-        ms=3,
-        elinewidth=0.8,
+        low,
+        high,
+        color=points.get_color(),
+        lw=0.8,
         alpha=0.8,
-        label=f"mean and middle {coverage:.0%} of {evaluations} evaluations",
+        label=f"middle {coverage:.0%} of them",
     )
     ax.set_xlim(0, 1.02)
     ax.set_ylim(0, 1.02)

@@ -205,19 +205,26 @@ def test_many_sweep_lines_get_a_colour_bar_instead_of_a_legend():
 
 def test_measured_vs_analytic_plots_each_cells_mean_and_spread(sweep):
     ax = plots.measured_vs_analytic(sweep, coverage=0.8)
-    diagonal, points = ax.get_lines()[0], ax.containers[0]
+    diagonal, points = ax.get_lines()
     assert list(diagonal.get_xdata()) == [0, 1]
     cells = sweep.groupby(["p", "k"])["pass_pow_k"]
-    np.testing.assert_allclose(
-        points.lines[0].get_xdata(), sweep.groupby(["p", "k"])["p_pow_k"].first()
-    )
-    np.testing.assert_allclose(points.lines[0].get_ydata(), cells.mean())
-    (bars,) = points.lines[2]
-    tops = np.array([segment[1, 1] for segment in bars.get_segments()])
-    np.testing.assert_allclose(tops, cells.quantile(0.9))
-    assert legend_texts(ax)[1] == "mean and middle 80% of 50 evaluations"
+    np.testing.assert_allclose(points.get_xdata(), sweep.groupby(["p", "k"])["p_pow_k"].first())
+    np.testing.assert_allclose(points.get_ydata(), cells.mean())
+    (bars,) = ax.collections
+    segments = bars.get_segments()
+    np.testing.assert_allclose([segment[0, 1] for segment in segments], cells.quantile(0.1))
+    np.testing.assert_allclose([segment[1, 1] for segment in segments], cells.quantile(0.9))
+    assert legend_texts(ax)[1:] == ["mean of 50 evaluations", "middle 80% of them"]
     with pytest.raises(ValueError, match="coverage"):
         plots.measured_vs_analytic(sweep, coverage=1.0)
+
+
+def test_measured_vs_analytic_draws_a_range_that_misses_the_mean_when_passes_are_rare():
+    rare = pk.simulate_sweep([0.5], [12], tasks=40, evaluations=1000, rng=0)
+    ax = plots.measured_vs_analytic(rare)
+    (segment,) = ax.collections[0].get_segments()
+    (mean,) = ax.get_lines()[1].get_ydata()
+    assert segment[1, 1] < mean  # most evaluations see no task pass all 12 runs
 
 
 # --- comparison --------------------------------------------------------------------------
@@ -254,6 +261,18 @@ def test_the_style_applies_only_inside_its_block():
         assert matplotlib.rcParams["axes.spines.right"] is False
         assert matplotlib.rcParams["axes.prop_cycle"].by_key()["color"][0] == "#0072B2"
     assert dict(matplotlib.rcParams) == before
+
+
+def test_the_style_keeps_interactive_mode_that_a_backend_turned_on_inside_it():
+    # Jupyter's inline backend, loaded by the first figure, turns interactive mode on; undoing
+    # that on leaving the block would stop every later figure from showing
+    assert not matplotlib.is_interactive()
+    try:
+        with plots.style():
+            matplotlib.interactive(True)
+        assert matplotlib.is_interactive()
+    finally:
+        matplotlib.interactive(False)
 
 
 def test_importing_the_package_neither_imports_matplotlib_nor_changes_its_settings():
