@@ -1,5 +1,9 @@
 """Execute every notebook under notebooks/: a cell that errors, or a figure that drifts from
-the notebook's own assertions, fails the test."""
+the notebook's own assertions, fails the test.
+
+A notebook may have one cell tagged ``parameters`` (papermill's convention); a variant runs it
+with a cell injected right after that one, the way papermill injects its parameters.
+"""
 
 from __future__ import annotations
 
@@ -7,22 +11,90 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import TAU_BENCH
 from nbclient import NotebookClient
 
 NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
+
+# Parameters injected per notebook: one run per entry (None runs it as committed). Notebooks
+# not listed run once, as committed.
+VARIANTS: dict[str, list[str | None]] = {
+    "02_sweep_k_and_p.ipynb": ["quick = True"],
+    "03_real_data.ipynb": [None, "use_shared_data = False"],
+}
+
+# The tau-bench results the real-data notebook reads when they are there (it falls back to the
+# published counts otherwise): run as committed, it must have read them.
+TAU_BENCH_FILE = TAU_BENCH / "gpt-4o-airline.json"
+
+RUNS = [
+    pytest.param(
+        path, parameters, id=path.name + (f":{parameters.replace(' ', '')}" if parameters else "")
+    )
+    for path in NOTEBOOKS
+    for parameters in VARIANTS.get(path.name, [None])
+]
+
+
+def _read(path: Path) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
+
+
+def _parameter_cells(notebook: nbformat.NotebookNode) -> list[int]:
+    return [
+        index
+        for index, cell in enumerate(notebook.cells)
+        if "parameters" in cell.get("metadata", {}).get("tags", [])
+    ]
+
+
+def _inject(notebook: nbformat.NotebookNode, parameters: str) -> None:
+    """Insert `parameters` as a code cell after the ``parameters`` cell, as papermill does."""
+    (index,) = _parameter_cells(notebook)
+    cell = nbformat.v4.new_code_cell(parameters, metadata={"tags": ["injected-parameters"]})
+    notebook.cells.insert(index + 1, cell)
 
 
 def test_there_are_notebooks():
     assert NOTEBOOKS, "no notebooks found under notebooks/"
 
 
-@pytest.mark.slow
+def test_every_variant_names_a_notebook():
+    names = {path.name for path in NOTEBOOKS}
+    assert set(VARIANTS) <= names, f"no such notebook: {sorted(set(VARIANTS) - names)}"
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[path.name for path in NOTEBOOKS])
-def test_notebook_runs(path):
-    notebook = nbformat.read(path, as_version=4)
+def test_notebook_is_committed_clean(path):
+    notebook = _read(path)
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     assert not any(cell.outputs for cell in code), f"{path.name} has outputs; clear them"
     assert all(cell.execution_count is None for cell in code), f"{path.name}: clear the counts"
+    assert notebook.metadata["kernelspec"]["name"] == "python3"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[path.name for path in NOTEBOOKS])
+def test_at_most_one_parameters_cell(path):
+    notebook = _read(path)
+    tagged = _parameter_cells(notebook)
+    assert len(tagged) <= 1, f"{path.name}: cells {tagged} are all tagged 'parameters'"
+    if any(VARIANTS.get(path.name, [None])):
+        assert len(tagged) == 1, f"{path.name} gets parameters injected but has no such cell"
+    for index in tagged:
+        assert notebook.cells[index].cell_type == "code", f"{path.name}: cell {index} is not code"
+        tags = notebook.cells[index].metadata["tags"]
+        assert tags.count("parameters") == 1, f"{path.name}: cell {index} repeats the tag"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("path", "parameters"), RUNS)
+def test_notebook_runs(path, parameters):
+    notebook = _read(path)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert not any(cell.outputs for cell in code), f"{path.name} has outputs; clear them"
+    assert all(cell.execution_count is None for cell in code), f"{path.name}: clear the counts"
+    if parameters is not None:
+        _inject(notebook, parameters)
     client = NotebookClient(
         notebook,
         timeout=600,
@@ -30,3 +102,12 @@ def test_notebook_runs(path):
         resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()
+    if path.name == "03_real_data.ipynb" and parameters is None and TAU_BENCH_FILE.exists():
+        printed = "".join(
+            output.get("text", "")
+            for cell in notebook.cells
+            if cell.cell_type == "code"
+            for output in cell.outputs
+            if output.output_type == "stream"
+        )
+        assert "runs read from" in printed, "the notebook did not read the shared tau-bench file"
