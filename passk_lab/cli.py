@@ -7,6 +7,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -77,17 +78,20 @@ def _read_runs(args: argparse.Namespace) -> pd.DataFrame:
     return read(args.runs_file, format=args.format, **options)
 
 
+def _curve_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Return the reliability curve's keywords, from the options `_curve_arguments` adds."""
+    return {
+        "by": args.by,
+        "errors": args.errors,
+        "confidence_level": args.confidence_level,
+        "method": args.method,
+        "n_resamples": args.resamples,
+        "rng": args.seed,
+    }
+
+
 def _analyze(args: argparse.Namespace) -> int:
-    curve = reliability_curve(
-        _read_runs(args),
-        args.k,
-        by=args.by,
-        errors=args.errors,
-        confidence_level=args.confidence_level,
-        method=args.method,
-        n_resamples=args.resamples,
-        rng=args.seed,
-    )
+    curve = reliability_curve(_read_runs(args), args.k, **_curve_options(args))
     if args.to == "csv":
         print(curve.to_csv(index=False), end="")
     elif args.to == "json":
@@ -106,17 +110,7 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    written = write_report(
-        _read_runs(args),
-        args.out,
-        by=args.by,
-        errors=args.errors,
-        confidence_level=args.confidence_level,
-        method=args.method,
-        n_resamples=args.resamples,
-        rng=args.seed,
-        title=args.title,
-    )
+    written = write_report(_read_runs(args), args.out, title=args.title, **_curve_options(args))
     print(f"Wrote {len(written)} files to {args.out}:")
     for path in written:
         print(f"  {path.name}")
