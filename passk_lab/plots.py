@@ -160,6 +160,18 @@ def decay_curve(
     interval raised to the power k shaded lightly), the beta-binomial
     prediction (dotted) and pass@1 as a thin horizontal reference. Measured
     pass^k above the dashed curve means the same tasks keep passing.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import passk_lab as pk
+    >>> curve = pk.reliability_curve(pk.simulate_coin(seed=42), rng=0, predict_to=8)
+    >>> fig, ax = plt.subplots()
+    >>> ax = decay_curve(curve, ax=ax)
+    >>> measured = ax.get_lines()[0]
+    >>> measured.get_xdata().tolist(), measured.get_ydata().round(2).tolist()
+    ([1, 2, 3, 4, 5], [0.86, 0.74, 0.62, 0.53, 0.45])
+    >>> plt.close(fig)
     """
     frame = _require(
         curve,
@@ -287,6 +299,16 @@ def outcome_heatmap(
     one purple, both counted as failures as everywhere else, so that a run
     lost to infrastructure is not mistaken for the agent's mistake. A cell
     with no run is white.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import passk_lab as pk
+    >>> fig, ax = plt.subplots()
+    >>> ax = outcome_heatmap(pk.simulate_coin(seed=42), ax=ax)
+    >>> ax.images[0].get_array().shape  # 40 tasks x 5 runs
+    (40, 5)
+    >>> plt.close(fig)
     """
     if not isinstance(runs, pd.DataFrame):
         raise TypeError(f"runs must be a DataFrame, got {type(runs).__name__}")
@@ -345,6 +367,18 @@ def success_histogram(counts: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     pooled pass rate (every task alike), squares the beta-binomial fit (tasks
     differ). Bars taller than the circles at both ends mean heterogeneity:
     some tasks nearly always pass and some nearly never do.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import pandas as pd
+    >>> import passk_lab as pk
+    >>> counts = pd.DataFrame({"task": range(6), "n": 4, "c": [0, 0, 1, 3, 4, 4]})
+    >>> fig, ax = plt.subplots()
+    >>> ax = success_histogram(pk.success_counts(counts), ax=ax)
+    >>> [int(bar.get_height()) for bar in ax.patches]
+    [2, 1, 0, 1, 2]
+    >>> plt.close(fig)
     """
     frame = _require(counts, ["successes", "n_tasks", "binomial", "betabinom"], "success_counts")
     ax = _axes(ax)
@@ -399,6 +433,17 @@ def sweep_heatmap(
     Returns
     -------
     matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import passk_lab as pk
+    >>> sweep = pk.simulate_sweep([0.8, 0.9, 0.99], range(1, 11), evaluations=10, rng=0)
+    >>> fig, ax = plt.subplots()
+    >>> ax = sweep_heatmap(sweep, ax=ax)
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('k (runs per task)', 'p (chance a run passes)')
+    >>> plt.close(fig)
     """
     grid = _grid(sweep, value)
     ax = _axes(ax)
@@ -440,6 +485,17 @@ def sweep_lines(
     Returns
     -------
     matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import passk_lab as pk
+    >>> sweep = pk.simulate_sweep([0.8, 0.9, 0.99], range(1, 11), evaluations=10, rng=0)
+    >>> fig, ax = plt.subplots()
+    >>> ax = sweep_lines(sweep, ax=ax)
+    >>> [line.get_label() for line in ax.get_lines()]
+    ['p = 0.8', 'p = 0.9', 'p = 0.99']
+    >>> plt.close(fig)
     """
     grid = _grid(sweep, value)
     if ps is not None:
@@ -490,6 +546,17 @@ def measured_vs_analytic(
     middle `coverage` of the evaluations (which need not contain the mean
     when passing all k runs is rare). Points on the diagonal mean the
     measure is unbiased; the bars show how far one evaluation can land.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import passk_lab as pk
+    >>> sweep = pk.simulate_sweep([0.7, 0.9], [1, 5, 10], evaluations=200, rng=0)
+    >>> fig, ax = plt.subplots()
+    >>> ax = measured_vs_analytic(sweep, ax=ax)
+    >>> len(ax.get_lines()[1].get_xdata())  # one point per (p, k)
+    6
+    >>> plt.close(fig)
     """
     frame = _require(sweep, ["p", "k", "p_pow_k", "pass_pow_k"], "simulate_sweep")
     if not 0 < coverage < 1:
@@ -552,6 +619,19 @@ def comparison(
     Both curves and the difference share one axis in probability points; the
     difference (grey, with its paired bootstrap interval shaded) sits around
     the zero line, and a band clear of zero is a difference the tasks support.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import passk_lab as pk
+    >>> strong = pk.simulate_coin(p=0.9, tasks=100, k=4, seed=1)
+    >>> weak = pk.simulate_coin(p=0.7, tasks=100, k=4, seed=2)
+    >>> table = pk.compare(strong, weak, rng=0, n_resamples=1000)
+    >>> fig, ax = plt.subplots()
+    >>> ax = comparison(table, names=("strong", "weak"), ax=ax)
+    >>> [line.get_label() for line in ax.get_lines()][:2]
+    ['strong', 'weak']
+    >>> plt.close(fig)
     """
     frame = _require(
         table,

@@ -27,7 +27,7 @@ from passk_lab import __version__
 from passk_lab._labels import LABELS, interval_label
 from passk_lab.estimators import IntervalMethod, error_sensitivity, reliability_curve
 from passk_lab.heterogeneity import fit_betabinom, success_counts
-from passk_lab.outcomes import By, ErrorPolicy
+from passk_lab.outcomes import By, ErrorPolicy, _by_columns
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -278,6 +278,13 @@ def metadata(frame: pd.DataFrame) -> dict[str, str]:
         ``interval method``, ``bootstrap resamples`` and ``errored runs`` that
         the table records, then always ``passk_lab`` (the version) and
         ``date`` (today, UTC).
+
+    Examples
+    --------
+    >>> import passk_lab as pk
+    >>> info = metadata(pk.reliability_curve(pk.simulate_coin(seed=42), rng=0))
+    >>> {key: info[key] for key in ["tasks", "runs per task", "interval method"]}
+    {'tasks': '40', 'runs per task': '5', 'interval method': 'auto'}
     """
     attrs = frame.attrs
     info: dict[str, str] = {}
@@ -331,7 +338,8 @@ def export(
     -----
     Where the metadata (:func:`metadata`) goes: CSV, ``# key: value`` lines
     before the header (read back with ``pandas.read_csv(path,
-    comment="#")``); Parquet, the table's ``attrs``, which pandas restores
+    comment="#")``, or with ``skiprows=`` the number of those lines when a
+    cell may hold ``#``); Parquet, the table's ``attrs``, which pandas restores
     on reading (needs pyarrow, ``passk-lab[parquet]``); Markdown, an
     italic line under the table; LaTeX and HTML, the caption.
 
@@ -377,9 +385,11 @@ def export(
             f"{to_markdown(table, digits=digits)}\n\n*{_caption(info)}*\n", encoding="utf-8"
         )
     elif kind == "latex":
-        target.write_text(to_latex(table, digits=digits, caption=_caption(info)) + "\n")
+        latex = to_latex(table, digits=digits, caption=_caption(info))
+        target.write_text(latex + "\n", encoding="utf-8")
     else:
-        target.write_text(to_html(table, digits=digits, caption=_caption(info)) + "\n")
+        page = to_html(table, digits=digits, caption=_caption(info))
+        target.write_text(page + "\n", encoding="utf-8")
     return target
 
 
@@ -396,12 +406,6 @@ def _with_group(frame: pd.DataFrame, by: list[str], key: Iterable[Hashable]) -> 
     for name, value in reversed(list(zip(by, key, strict=True))):
         frame.insert(0, name, [value] * len(frame))
     return frame
-
-
-def _by(by: By) -> list[str]:
-    if by is None:
-        return []
-    return [by] if isinstance(by, str) else list(by)
 
 
 _TABLE_HEADINGS = {
@@ -462,6 +466,16 @@ def write_report(
         (one per group, the group in the name) as PNG and SVG; and
         ``report.html``, which inlines every plot and table and needs no
         network.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import passk_lab as pk
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     written = write_report(pk.simulate_coin(seed=42), folder, n_resamples=1000)
+    ...     names = [path.name for path in written]
+    >>> names[:2], names[-1]
+    (['curve.csv', 'curve.md'], 'report.html')
     """
     from matplotlib.figure import Figure  # plots are drawn only for a report
 
@@ -469,7 +483,7 @@ def write_report(
 
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    by_columns = _by(by)
+    by_columns = list(_by_columns(by))
     longest = int(runs.groupby([*by_columns, "task"], sort=False).size().max())
     curve = reliability_curve(
         runs,
