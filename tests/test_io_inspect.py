@@ -369,3 +369,15 @@ def test_analyze_reads_an_inspect_log_and_prints_inspects_values(inspect_log, ca
         main(["analyze", str(inspect_log)])
     assert exited.value.code == 2
     assert "choose one with scorer='...' (--scorer" in capsys.readouterr().err
+
+
+def test_report_reads_an_inspect_log_as_analyze_does(inspect_log, tmp_path, capsys):
+    out = tmp_path / "report"
+    args = ["report", str(inspect_log), "--scorer", "match", "--errors", "exclude"]
+    assert main([*args, "--out", str(out), "--resamples", "500"]) == 0
+    assert "report.html" in capsys.readouterr().out
+    curve = pd.read_csv(out / "curve.csv", comment="#").set_index("k")
+    values = reduced(inspect_log, "match")
+    for k in KS:
+        assert curve.loc[k, "pass_pow_k"] == pytest.approx(values[f"pass_k_{k}"], abs=1e-12)
+    assert (out / "outcome_heatmap.png").exists()
