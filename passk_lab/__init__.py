@@ -13,10 +13,10 @@ Examples
 """
 
 import importlib
-from importlib.metadata import PackageNotFoundError, version
 from types import ModuleType
 
 from passk_lab import io
+from passk_lab._version import __version__
 from passk_lab.compare import compare
 from passk_lab.coverage import interval_coverage
 from passk_lab.estimators import (
@@ -31,6 +31,7 @@ from passk_lab.estimators import (
 from passk_lab.harness import EvalResult, Guard, Task, evaluate, evaluate_async
 from passk_lab.heterogeneity import BetaBinomialFit, fit_betabinom, success_counts
 from passk_lab.intervals import ConfidenceInterval, PassAt1Error, binomial_ci, pass_at_1_se
+from passk_lab.ledger import ERROR_KINDS, Ledger, read_ledger
 from passk_lab.outcomes import (
     outcome_matrix,
     passed_from_reward,
@@ -51,16 +52,13 @@ def __getattr__(name: str) -> ModuleType:
     raise AttributeError(f"module 'passk_lab' has no attribute {name!r}")
 
 
-try:
-    __version__ = version("passk-lab")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
-
 __all__ = [
+    "ERROR_KINDS",
     "BetaBinomialFit",
     "ConfidenceInterval",
     "EvalResult",
     "Guard",
+    "Ledger",
     "PassAt1Error",
     "Task",
     "__version__",
@@ -85,6 +83,7 @@ __all__ = [
     "plan_evaluation",
     "plots",
     "plugin_pow_k",
+    "read_ledger",
     "reliability_curve",
     "required_p",
     "runs_from_matrix",

@@ -12,7 +12,16 @@ The rules are the source document's:
 * ``pass_at_1`` is the mean over tasks of ``wins / k`` and ``pass_pow_k`` the
   share of tasks that passed all `k` runs.
 
-On top of the source, every run is kept as a row of :attr:`EvalResult.runs`.
+On top of the source, for agents that take minutes and cost money per run:
+
+* every run is kept as a row of :attr:`EvalResult.runs`, and with ``ledger=PATH``
+  appended to a JSON Lines file the moment it finishes (:mod:`passk_lab.ledger`),
+  so that ``resume=True`` runs only what a crashed or interrupted evaluation
+  left undone;
+* runs may go ``concurrency`` at a time; the rows and the figures are the same
+  as a sequential run with the same outcomes;
+* exceptions named as ``infrastructure`` are retried with backoff and, when
+  they persist, recorded as the infrastructure's failure, not the agent's.
 """
 
 from __future__ import annotations
@@ -20,19 +29,23 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import functools
 import inspect
 import math
 import numbers
+import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Hashable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import IO, Any, Generic, TypeVar
 
 import pandas as pd
 
-from passk_lab._checks import positive_int
+from passk_lab import ledger as _ledger
+from passk_lab._checks import as_int, positive_int
+from passk_lab._version import __version__
 
 __all__ = ["EvalResult", "Guard", "Task", "evaluate", "evaluate_async"]
 
@@ -92,12 +105,27 @@ class EvalResult:
     pass_pow_k : float
         Share of tasks that passed on every one of their `k` runs.
     runs : pandas.DataFrame
-        One row per run, in task then run order, with columns ``task`` (the
-        task's id), ``run`` (0 to k - 1), ``passed`` (bool), ``error``
-        (``"Type: message"`` of what the run or its verdict raised, missing when
-        nothing did), ``timed_out`` (bool: the run raised ``TimeoutError``, from
-        the time limit or from the task itself) and ``duration_s`` (wall time of
-        the run and its verdict, in seconds).
+        One row per run, in task then run order, with columns
+
+        * ``task``: the task's id; ``run``: 0 to k - 1;
+        * ``passed`` (bool): the verdict of ``Task.passes``, false when the run
+          or the verdict raised;
+        * ``error``: ``"Type: message"`` of what was raised, missing when
+          nothing was;
+        * ``error_kind`` (categorical): ``"agent"`` when the run or its verdict
+          raised, ``"timeout"`` when the run ran out of time, and
+          ``"infrastructure"`` when an exception named in `infrastructure`
+          outlasted its retries; missing when nothing was raised;
+        * ``timed_out`` (bool): the run raised ``TimeoutError``, from the time
+          limit or from the task itself;
+        * ``attempts``: 1, plus one per retry;
+        * ``started_at`` (UTC) and ``duration_s``: when the run started and
+          how long it took, verdict and retries included.
+    header : dict
+        What the evaluation records about itself, as a ledger's first line
+        does: ``model``, ``date`` (its start, UTC), ``seed``, ``passk_lab``
+        (the version), ``k``, ``tasks`` (the ids), the time limits and
+        ``metadata``. A resumed evaluation keeps its ledger's header.
     """
 
     tasks: int
@@ -105,6 +133,7 @@ class EvalResult:
     pass_at_1: float
     pass_pow_k: float
     runs: pd.DataFrame = field(repr=False, compare=False)
+    header: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def to_frame(self) -> pd.DataFrame:
         """Return the summary as a one-row DataFrame (for tables and exports).
@@ -133,23 +162,65 @@ class _Plan:
     k: int
     per_run_ms: int | None
     guard: Guard
+    concurrency: int
+    infrastructure: tuple[type[Exception], ...]
+    retries: int
+    backoff_s: float
 
 
-def _per_run_ms(timeout_ms: object, runs: int) -> int | None:
-    if timeout_ms is None:
+def _milliseconds(name: str, value: object) -> float | None:
+    if value is None:
         return None
-    if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, numbers.Real):
-        raise TypeError(f"timeout_ms must be a number of milliseconds, got {timeout_ms!r}")
-    budget = float(timeout_ms)
-    if not 0 < budget < math.inf:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number of milliseconds, got {value!r}")
+    number = float(value)
+    if not 0 < number < math.inf:
         raise ValueError(
-            f"timeout_ms must be a positive, finite number of milliseconds, got {timeout_ms}; "
+            f"{name} must be a positive, finite number of milliseconds, got {value}; "
             "leave it as None for no time limit"
         )
-    return max(1, math.floor(budget / runs))
+    return number
 
 
-def _plan(tasks: Sequence[Task[Any]], k: object, timeout_ms: object, guard: Guard | None) -> _Plan:
+def _per_run_ms(budget_ms: float | None, run_ms: float | None, runs: int) -> int | None:
+    """Return one run's time limit: the budget spread over `runs`, capped by `run_ms`."""
+    limits = [] if run_ms is None else [max(1, math.floor(run_ms))]
+    if budget_ms is not None:
+        limits.append(max(1, math.floor(budget_ms / runs)))
+    return min(limits, default=None)
+
+
+def _exception_types(infrastructure: object) -> tuple[type[Exception], ...]:
+    types = infrastructure if isinstance(infrastructure, tuple | list) else (infrastructure,)
+    for kind in types:
+        if not (isinstance(kind, type) and issubclass(kind, Exception)):
+            raise TypeError(
+                f"infrastructure must be exception classes (such as ConnectionError), got "
+                f"{kind!r}; name the types, not instances"
+            )
+    return tuple(types)
+
+
+def _backoff(backoff_s: object) -> float:
+    if isinstance(backoff_s, bool) or not isinstance(backoff_s, numbers.Real):
+        raise TypeError(f"backoff_s must be a number of seconds, got {backoff_s!r}")
+    if not 0 <= float(backoff_s) < math.inf:
+        raise ValueError(f"backoff_s must be a finite number of seconds >= 0, got {backoff_s}")
+    return float(backoff_s)
+
+
+def _plan(
+    tasks: Sequence[Task[Any]],
+    k: object,
+    *,
+    timeout_ms: object = None,
+    run_timeout_ms: object = None,
+    guard: Guard | None = None,
+    concurrency: object = 1,
+    infrastructure: object = (),
+    retries: object = 3,
+    backoff_s: object = 1.0,
+) -> _Plan:
     runs_per_task = positive_int("k", k)
     task_list = tuple(tasks)
     if not task_list:
@@ -167,12 +238,27 @@ def _plan(tasks: Sequence[Task[Any]], k: object, timeout_ms: object, guard: Guar
             f"task ids must be unique, but {repeated[0]!r} names more than one task; "
             "give every Task its own id"
         )
-    if guard is not None and timeout_ms is None:
+    budget = _milliseconds("timeout_ms", timeout_ms)
+    run_ms = _milliseconds("run_timeout_ms", run_timeout_ms)
+    if guard is not None and budget is None and run_ms is None:
         raise ValueError(
-            "guard only applies under a time budget; pass timeout_ms as well, or drop guard"
+            "guard only applies under a time limit; pass timeout_ms or run_timeout_ms as well, "
+            "or drop guard"
         )
-    per_run = _per_run_ms(timeout_ms, len(task_list) * runs_per_task)
-    return _Plan(task_list, ids, runs_per_task, per_run, guard or _default_guard)
+    retry_count = as_int("retries", retries)
+    if retry_count < 0:
+        raise ValueError(f"retries must be >= 0, got {retry_count}")
+    return _Plan(
+        tasks=task_list,
+        ids=ids,
+        k=runs_per_task,
+        per_run_ms=_per_run_ms(budget, run_ms, len(task_list) * runs_per_task),
+        guard=guard or _default_guard,
+        concurrency=positive_int("concurrency", concurrency),
+        infrastructure=_exception_types(infrastructure),
+        retries=retry_count,
+        backoff_s=_backoff(backoff_s),
+    )
 
 
 def _is_async(fn: Callable[..., Any]) -> bool:
@@ -234,43 +320,232 @@ async def _default_guard(fn: Callable[[], Any], ms: int) -> Any:
     return await asyncio.wait_for(_resolve(value), remaining)
 
 
-async def _run_once(task: Task[Any], plan: _Plan) -> tuple[bool, str | None, bool, float]:
+async def _outcome(task: Task[Any], ms: int | None, plan: _Plan) -> Any:
+    """One attempt at a run: its result, under the time limit, in a thread if runs overlap."""
+    call = task.run if ms is None else functools.partial(plan.guard, task.run, ms)
+    if plan.concurrency > 1 and not _is_async(call):
+        return await _resolve(await _in_daemon_thread(call))
+    return await _resolve(call())
+
+
+async def _run_once(task: Task[Any], task_id: Hashable, run: int, plan: _Plan) -> _ledger.RunRecord:
+    started_us = time.time_ns() // 1000
     started = time.perf_counter()
-    try:
-        if plan.per_run_ms is None:
-            result = await _resolve(task.run())
-        else:
-            result = await _resolve(plan.guard(task.run, plan.per_run_ms))
-        passed = bool(task.passes(result))
-    except Exception as exc:  # a failed run, never a failed evaluation
-        message = str(exc)
-        error = type(exc).__name__ + (f": {message}" if message else "")
-        return False, error, isinstance(exc, TimeoutError), time.perf_counter() - started
-    return passed, None, False, time.perf_counter() - started
+    ms = plan.per_run_ms
+    limit_s = math.inf if ms is None else ms / 1000
+    attempts = 1
+    while True:
+        try:
+            passed = bool(task.passes(await _outcome(task, ms, plan)))
+        except Exception as exc:  # a failed run, never a failed evaluation
+            infrastructure = isinstance(exc, plan.infrastructure)
+            if infrastructure and attempts <= plan.retries:
+                delay = plan.backoff_s * 2 ** (attempts - 1)
+                left_s = limit_s - (time.perf_counter() - started)
+                if delay < left_s:  # retries share the run's time limit
+                    await asyncio.sleep(delay)
+                    attempts += 1
+                    ms = None if ms is None else max(1, math.floor((left_s - delay) * 1000))
+                    continue
+            timed_out = isinstance(exc, TimeoutError)
+            kind = "infrastructure" if infrastructure else "timeout" if timed_out else "agent"
+            return _ledger.RunRecord(
+                task_id,
+                run,
+                False,
+                type(exc).__name__,
+                str(exc) or None,
+                kind,
+                timed_out,
+                attempts,
+                started_us,
+                time.perf_counter() - started,
+            )
+        return _ledger.RunRecord(
+            task_id,
+            run,
+            passed,
+            None,
+            None,
+            None,
+            False,
+            attempts,
+            started_us,
+            time.perf_counter() - started,
+        )
 
 
-async def _execute(plan: _Plan) -> EvalResult:
-    columns: dict[str, list[Any]] = {
-        name: [] for name in ("task", "run", "passed", "error", "timed_out", "duration_s")
-    }
+class _Session:
+    """What one call of evaluate keeps between runs: the ledger, the progress bar, the counts."""
+
+    def __init__(self, plan: _Plan, options: _RecordOptions) -> None:
+        self.plan = plan
+        self.total = len(plan.tasks) * plan.k
+        self.path = options.ledger
+        self.recorded: list[_ledger.RunRecord] = []
+        self.handle: IO[str] | None = None
+        ids: list[Hashable] = list(plan.ids)
+        if options.ledger is not None:
+            ids = [_ledger.json_id(task_id, index) for index, task_id in enumerate(plan.ids)]
+        self.header = _ledger.header(
+            model=options.model,
+            seed=options.seed,
+            version=__version__,
+            k=plan.k,
+            tasks=ids,
+            timeout_ms=options.timeout_ms,
+            run_timeout_ms=options.run_timeout_ms,
+            metadata=options.metadata,
+            started_us=time.time_ns() // 1000,
+        )
+        if options.ledger is not None:
+            self.handle, self.recorded, self.header = _ledger.open_ledger(
+                options.ledger, self.header, resume=options.resume
+            )
+        self.finished = len(self.recorded)
+        self.passed = sum(record.passed for record in self.recorded)
+        self.bar: Any = None
+        if options.progress:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=self.total, initial=self.finished, unit="run", desc="evaluate")
+
+    def record(self, record: _ledger.RunRecord) -> None:
+        if self.handle is not None:
+            self.handle.write(_ledger.run_line(record))
+            self.handle.flush()
+        self.finished += 1
+        self.passed += record.passed
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"pass@1={self.passed / self.finished:.3f}", refresh=False)
+            self.bar.update()
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+        if self.bar is not None:
+            self.bar.close()
+
+    def resume_hint(self) -> str:
+        left = self.total - self.finished
+        if self.path is None:
+            return (
+                f"evaluate was interrupted after {self.finished} of {self.total} runs, which are "
+                f"not kept; pass ledger=PATH to keep every finished run, and resume=True to run "
+                f"only the rest"
+            )
+        return (
+            f"evaluate was interrupted: {self.finished} of {self.total} runs are recorded in the "
+            f"ledger {os.fspath(self.path)!r}; to run the other {left}, call evaluate again with "
+            f"the same tasks and settings and ledger={os.fspath(self.path)!r}, resume=True"
+        )
+
+
+@dataclass(frozen=True)
+class _RecordOptions:
+    ledger: str | os.PathLike[str] | None = None
+    resume: bool = False
+    model: str | None = None
+    seed: int | None = None
+    metadata: Mapping[str, Any] | None = None
+    timeout_ms: float | None = None
+    run_timeout_ms: float | None = None
+    progress: bool = False
+
+
+async def _execute(session: _Session) -> EvalResult:
+    plan = session.plan
+    position = {task_id: index for index, task_id in enumerate(plan.ids)}
+    done = {(position[record.task], record.run): record for record in session.recorded}
+    todo = iter(
+        [(i, run) for i in range(len(plan.tasks)) for run in range(plan.k) if (i, run) not in done]
+    )
+
+    async def worker() -> None:
+        for i, run in todo:  # one shared iterator: each run goes to one worker
+            record = await _run_once(plan.tasks[i], plan.ids[i], run, plan)
+            done[i, run] = record
+            session.record(record)
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():  # Ctrl-C during a plain run
+                raise asyncio.CancelledError
+
+    if plan.concurrency == 1:
+        await worker()
+    else:
+        workers = [asyncio.ensure_future(worker()) for _ in range(plan.concurrency)]
+        try:
+            await asyncio.gather(*workers)
+        finally:
+            for running in workers:
+                running.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+    records = [done[i, run] for i in range(len(plan.tasks)) for run in range(plan.k)]
     single = 0.0
     all_k = 0
-    for task_id, task in zip(plan.ids, plan.tasks, strict=True):
-        wins = 0
-        for run in range(plan.k):
-            passed, error, timed_out, duration = await _run_once(task, plan)
-            wins += passed
-            for name, value in zip(
-                columns, (task_id, run, passed, error, timed_out, duration), strict=True
-            ):
-                columns[name].append(value)
+    for i in range(len(plan.tasks)):
+        wins = sum(record.passed for record in records[i * plan.k : (i + 1) * plan.k])
         single += wins / plan.k  # the source's accumulation, in its order
         all_k += wins == plan.k
-    runs = pd.DataFrame(columns).astype(
-        {"run": "int64", "passed": "bool", "error": "str", "timed_out": "bool"}
-    )
     n_tasks = len(plan.tasks)
-    return EvalResult(n_tasks, plan.k, single / n_tasks, all_k / n_tasks, runs)
+    return EvalResult(
+        n_tasks,
+        plan.k,
+        single / n_tasks,
+        all_k / n_tasks,
+        _ledger.runs_frame(records),
+        session.header,
+    )
+
+
+def _prepare(
+    tasks: Sequence[Task[Any]],
+    k: object,
+    *,
+    timeout_ms: object,
+    run_timeout_ms: object,
+    guard: Guard | None,
+    concurrency: object,
+    ledger: str | os.PathLike[str] | None,
+    resume: object,
+    model: object,
+    seed: object,
+    metadata: object,
+    infrastructure: object,
+    retries: object,
+    backoff_s: object,
+    progress: object,
+) -> _Session:
+    plan = _plan(
+        tasks,
+        k,
+        timeout_ms=timeout_ms,
+        run_timeout_ms=run_timeout_ms,
+        guard=guard,
+        concurrency=concurrency,
+        infrastructure=infrastructure,
+        retries=retries,
+        backoff_s=backoff_s,
+    )
+    if not isinstance(resume, bool) or not isinstance(progress, bool):
+        raise TypeError(f"resume and progress must be True or False, got {resume!r}, {progress!r}")
+    if resume and ledger is None:
+        raise ValueError("resume=True continues a ledger; pass ledger=PATH as well")
+    if model is not None and not isinstance(model, str):
+        raise TypeError(f"model must be the model or agent's name as text, got {model!r}")
+    if metadata is not None and not isinstance(metadata, Mapping):
+        raise TypeError(f"metadata must be a dict of JSON values, got {type(metadata).__name__}")
+    options = _RecordOptions(
+        ledger=ledger,
+        resume=resume,
+        model=model,
+        seed=None if seed is None else as_int("seed", seed),
+        metadata=metadata,
+        timeout_ms=_milliseconds("timeout_ms", timeout_ms),
+        run_timeout_ms=_milliseconds("run_timeout_ms", run_timeout_ms),
+        progress=progress,
+    )
+    return _Session(plan, options)
 
 
 async def evaluate_async(
@@ -278,11 +553,23 @@ async def evaluate_async(
     k: int,
     *,
     timeout_ms: float | None = None,
+    run_timeout_ms: float | None = None,
     guard: Guard | None = None,
+    concurrency: int = 1,
+    ledger: str | os.PathLike[str] | None = None,
+    resume: bool = False,
+    model: str | None = None,
+    seed: int | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    infrastructure: type[Exception] | tuple[type[Exception], ...] = (),
+    retries: int = 3,
+    backoff_s: float = 1.0,
+    progress: bool = False,
 ) -> EvalResult:
     """Coroutine form of :func:`evaluate`, for code that already runs an event loop.
 
-    Parameters and results are those of :func:`evaluate`.
+    Parameters, results and errors are those of :func:`evaluate`. Cancelling
+    the coroutine stops the evaluation as Ctrl-C stops :func:`evaluate`.
 
     Examples
     --------
@@ -292,7 +579,30 @@ async def evaluate_async(
     >>> asyncio.run(evaluate_async([Task(run=answer)], k=2)).pass_at_1
     1.0
     """
-    return await _execute(_plan(tasks, k, timeout_ms, guard))
+    session = _prepare(
+        tasks,
+        k,
+        timeout_ms=timeout_ms,
+        run_timeout_ms=run_timeout_ms,
+        guard=guard,
+        concurrency=concurrency,
+        ledger=ledger,
+        resume=resume,
+        model=model,
+        seed=seed,
+        metadata=metadata,
+        infrastructure=infrastructure,
+        retries=retries,
+        backoff_s=backoff_s,
+        progress=progress,
+    )
+    try:
+        return await _execute(session)
+    except (KeyboardInterrupt, asyncio.CancelledError) as stop:
+        stop.add_note(session.resume_hint())
+        raise
+    finally:
+        session.close()
 
 
 def evaluate(
@@ -300,7 +610,18 @@ def evaluate(
     k: int,
     *,
     timeout_ms: float | None = None,
+    run_timeout_ms: float | None = None,
     guard: Guard | None = None,
+    concurrency: int = 1,
+    ledger: str | os.PathLike[str] | None = None,
+    resume: bool = False,
+    model: str | None = None,
+    seed: int | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    infrastructure: type[Exception] | tuple[type[Exception], ...] = (),
+    retries: int = 3,
+    backoff_s: float = 1.0,
+    progress: bool = False,
 ) -> EvalResult:
     """Run every task `k` times and report pass@1, pass^k and every run.
 
@@ -314,35 +635,86 @@ def evaluate(
     k : int
         Runs per task, a positive integer.
     timeout_ms : float, optional
-        A time budget for the whole evaluation, in milliseconds. Each run gets
-        ``max(1, floor(timeout_ms / (len(tasks) * k)))`` ms. ``None`` (the
-        default) sets no limit.
+        A time budget for the whole evaluation, in milliseconds, spread over
+        the runs as the source does: each run gets
+        ``max(1, floor(timeout_ms / (len(tasks) * k)))`` ms.
+    run_timeout_ms : float, optional
+        A time limit for each run, in milliseconds. With `timeout_ms` too, a
+        run gets the smaller of the two. A run out of time is a failed run
+        with ``timed_out`` set; an async run is cancelled, a plain function
+        abandoned in its thread (Python cannot stop a thread), so a hung run
+        never holds the evaluation past its limit.
     guard : callable, optional
         ``guard(fn, ms)`` replaces the default time limit: it must run ``fn``
         (the task's ``run``) and return its result, or an awaitable of it, and
-        raise when ``ms`` milliseconds pass. Needs `timeout_ms`. The default
-        cancels an async run and abandons a plain function's thread when time
-        is up (Python cannot stop a thread, so a hung plain function keeps its
-        thread, but never holds up the evaluation).
+        raise when ``ms`` milliseconds pass. Needs a time limit.
+    concurrency : int, default 1
+        How many runs may be in flight at once. Above 1, async runs overlap on
+        the event loop and plain functions each run in their own daemon thread.
+        The rows are in task then run order whatever order runs finish in.
+    ledger : str or path-like, optional
+        A JSON Lines file to record the evaluation in: a header (model, date,
+        seed, version, tasks, k, metadata), then one line per run, appended and
+        flushed as the run finishes (see :mod:`passk_lab.ledger`). An existing
+        file is refused unless `resume` is set. Task ids must be int or str.
+    resume : bool, default False
+        Continue the evaluation recorded in `ledger`: runs it records are not
+        run again, the others are, and the result covers them all. The ledger
+        must record the same tasks, k, model and seed. A missing ledger is
+        started afresh, so one call both starts and resumes.
+    model : str, optional
+        The model or agent's name, for the record.
+    seed : int, optional
+        The seed the tasks were drawn or sampled with, for the record.
+    metadata : dict, optional
+        Anything else to record (JSON values): the task set's version, the
+        prompt, the settings.
+    infrastructure : exception class or tuple of them, optional
+        Exceptions that mean the infrastructure failed, not the agent: a rate
+        limit, a dropped connection. They are retried; a run whose attempts all
+        fail is recorded with ``error_kind="infrastructure"``, which the
+        ``errors="exclude"`` policy leaves out. Any other exception is the
+        agent's failed run.
+    retries : int, default 3
+        Further attempts after an infrastructure exception.
+    backoff_s : float, default 1.0
+        Seconds before the first retry, doubling for each next one. Retries
+        share the run's time limit: none starts that would not fit in it.
+    progress : bool, default False
+        Show a progress bar (``tqdm.auto``: a widget in Jupyter, text in a
+        terminal) with the running pass@1.
 
     Returns
     -------
     EvalResult
-        ``tasks``, ``k``, ``pass_at_1``, ``pass_pow_k`` and the per-run ``runs``.
+        ``tasks``, ``k``, ``pass_at_1``, ``pass_pow_k``, the per-run ``runs``
+        and the ``header`` a ledger records.
 
     Raises
     ------
     TypeError
-        If `k` is not an integer (``2.5``, ``True``) or a task is not a :class:`Task`.
+        If `k` is not an integer (``2.5``, ``True``), a task is not a
+        :class:`Task`, or a task id or the metadata cannot go in a ledger.
     ValueError
-        If `k` < 1, `tasks` is empty, task ids repeat, `timeout_ms` is not
-        positive, or `guard` is given without `timeout_ms`.
+        If `k` < 1, `tasks` is empty, task ids repeat, a time limit is not
+        positive, `guard` comes without a time limit, the ledger exists and
+        `resume` is not set, or the ledger records another evaluation (the
+        message says what differs).
+    KeyboardInterrupt
+        On Ctrl-C: no new run starts, in-flight async runs are cancelled, every
+        finished run stays in the ledger, and the exception's note says how to
+        resume. A plain function already running finishes first (press Ctrl-C
+        again to stop at once).
 
     Notes
     -----
     Inside a running event loop (a Jupyter notebook) the evaluation runs on
     its own loop in a worker thread; from async code, await
     :func:`evaluate_async` instead.
+
+    A ledger line is flushed to the operating system as each run ends, which
+    survives the process being killed; it is not synced to disk, so a power
+    cut can lose the last lines.
 
     Examples
     --------
@@ -352,16 +724,68 @@ def evaluate(
     >>> result = evaluate(tasks, k=3)
     >>> result.pass_at_1, result.pass_pow_k
     (0.6666666666666666, 0.0)
-    >>> result.runs.head(3)
-       task  run  passed  error  timed_out  duration_s
-    0     0    0    True    NaN      False         ...
-    1     0    1    True    NaN      False         ...
-    2     0    2   False    NaN      False         ...
+    >>> result.runs[["task", "run", "passed", "error"]].head(3)
+       task  run  passed error
+    0     0    0    True   NaN
+    1     0    1    True   NaN
+    2     0    2   False   NaN
+
+    Four runs at a time, each limited to a second, with a ledger to resume
+    from if the evaluation is stopped:
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "ledger.jsonl"
+    >>> tasks = [Task(run=lambda: True, id=f"task-{i}") for i in range(10)]
+    >>> result = evaluate(tasks, k=3, concurrency=4, run_timeout_ms=1000,
+    ...                   ledger=path, resume=True, model="always-right")
+    >>> result.runs["task"].iloc[[0, -1]].tolist(), result.header["model"]
+    (['task-0', 'task-9'], 'always-right')
     """
-    plan = _plan(tasks, k, timeout_ms, guard)
+    session = _prepare(
+        tasks,
+        k,
+        timeout_ms=timeout_ms,
+        run_timeout_ms=run_timeout_ms,
+        guard=guard,
+        concurrency=concurrency,
+        ledger=ledger,
+        resume=resume,
+        model=model,
+        seed=seed,
+        metadata=metadata,
+        infrastructure=infrastructure,
+        retries=retries,
+        backoff_s=backoff_s,
+        progress=progress,
+    )
+    try:
+        return _run_to_end(session)
+    except KeyboardInterrupt as stop:
+        stop.add_note(session.resume_hint())
+        raise
+    finally:
+        session.close()
+
+
+def _run_to_end(session: _Session) -> EvalResult:
+    """Run the evaluation on a new event loop; in a worker thread if one already runs here."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(_execute(plan))
+        return asyncio.run(_execute(session))
+    running: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]]] = []
+
+    async def tracked() -> EvalResult:
+        running.append((asyncio.get_running_loop(), asyncio.current_task()))  # type: ignore[arg-type]
+        return await _execute(session)
+
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="passk_lab") as pool:
-        return pool.submit(asyncio.run, _execute(plan)).result()
+        future = pool.submit(asyncio.run, tracked())
+        try:
+            return future.result()
+        except KeyboardInterrupt:  # Ctrl-C reaches this thread, not the loop's
+            for loop, main in running:
+                loop.call_soon_threadsafe(main.cancel)
+            with contextlib.suppress(BaseException):
+                future.result()  # wait until the loop has stopped and the ledger is closed
+            raise

@@ -3,8 +3,10 @@
 A **runs** table is a tidy :class:`pandas.DataFrame` with one row per run and
 the columns ``task`` (any hashable id), ``run`` (an integer ``>= 0``) and
 ``passed`` (bool), or ``reward`` (a number) instead of ``passed``. Optional
-columns: ``error`` (text, missing when the run raised nothing), ``timed_out``
-(bool), and grouping columns such as ``model`` or ``domain`` named with `by`.
+columns: ``error`` (text, missing when the run raised nothing), ``error_kind``
+(whose failure an error was, as :func:`passk_lab.evaluate` records it),
+``timed_out`` (bool), and grouping columns such as ``model`` or ``domain``
+named with `by`.
 
 For exchangeable runs the pair ``(n, c)`` -- runs and passes of a task -- is
 all every estimator needs, so :func:`tally` is the one pass over the raw runs:
@@ -16,7 +18,11 @@ The rules, applied the same way everywhere:
   default threshold is 1.0, as tau-bench decides a pass);
 * a run that errored (``error`` not missing) or timed out (``timed_out``) is a
   **failed** run (``errors="fail"``, the source harness's rule), or is left out
-  of ``n`` altogether (``errors="exclude"``), and the tally says how many;
+  of ``n`` altogether (``errors="exclude"``), and the tally says how many. An
+  error whose ``error_kind`` is ``"agent"`` (the agent's own exception, as the
+  harness records it) is a failed run under both policies: only runs that
+  did not measure the agent -- infrastructure errors, time-outs, errors of
+  unknown kind -- are left out;
 * ``(group..., task, run)`` is unique: a repeated run is refused, never counted
   twice.
 """
@@ -50,7 +56,7 @@ Ints: TypeAlias = npt.NDArray[np.int64]
 Bools: TypeAlias = npt.NDArray[np.bool_]
 
 REWARD_TOLERANCE = 1e-6
-_RESERVED = ("task", "run", "passed", "reward", "error", "timed_out")
+_RESERVED = ("task", "run", "passed", "reward", "error", "error_kind", "timed_out")
 
 
 # --- argument checks ------------------------------------------------------------------
@@ -219,9 +225,12 @@ def _run_index(runs: pd.DataFrame) -> Ints:
 
 
 def _errored(runs: pd.DataFrame) -> Bools | None:
+    """Runs that did not measure the agent: an error not of kind "agent", or a time-out."""
     errored: Bools | None = None
     if "error" in runs.columns:
         errored = runs["error"].notna().to_numpy()
+        if "error_kind" in runs.columns:
+            errored = errored & (runs["error_kind"] != "agent").to_numpy()
     if "timed_out" in runs.columns:
         column = runs["timed_out"]
         if not pd.api.types.is_bool_dtype(column.dtype) or column.isna().any():

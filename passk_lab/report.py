@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from passk_lab import __version__
 from passk_lab._labels import LABELS, interval_label
+from passk_lab._version import __version__
 from passk_lab.estimators import IntervalMethod, error_sensitivity, reliability_curve
 from passk_lab.heterogeneity import fit_betabinom, success_counts
 from passk_lab.outcomes import By, ErrorPolicy, _by_columns

@@ -73,7 +73,17 @@ def test_runs_table_keeps_every_run_in_task_then_run_order():
     tasks = [Task(run=lambda: next(outcomes), id=name) for name in ("a", "b", "c")]
     result = evaluate(tasks, k=2)
     runs = result.runs
-    assert list(runs.columns) == ["task", "run", "passed", "error", "timed_out", "duration_s"]
+    assert list(runs.columns) == [
+        "task",
+        "run",
+        "passed",
+        "error",
+        "error_kind",
+        "timed_out",
+        "attempts",
+        "started_at",
+        "duration_s",
+    ]
     assert runs["task"].tolist() == ["a", "a", "b", "b", "c", "c"]
     assert runs["run"].tolist() == [0, 1, 0, 1, 0, 1]
     assert runs["passed"].tolist() == [True, False, True, True, False, False]
@@ -215,7 +225,7 @@ def test_bad_budgets_are_refused(timeout_ms, error, message):
 
 
 def test_a_guard_without_a_budget_is_refused():
-    with pytest.raises(ValueError, match="guard only applies under a time budget"):
+    with pytest.raises(ValueError, match="guard only applies under a time limit"):
         evaluate([Task(run=lambda: True)], 1, guard=lambda fn, ms: fn())
 
 
@@ -258,7 +268,8 @@ def test_evaluate_async_equals_evaluate():
     b = evaluate(coin_tasks(0.7, 10, 3), k=4)
     assert (a.pass_at_1, a.pass_pow_k) == (b.pass_at_1, b.pass_pow_k)
     pd.testing.assert_frame_equal(
-        a.runs.drop(columns="duration_s"), b.runs.drop(columns="duration_s")
+        a.runs.drop(columns=["started_at", "duration_s"]),
+        b.runs.drop(columns=["started_at", "duration_s"]),
     )
 
 

@@ -122,9 +122,15 @@ def test_the_harness_runs_table_is_a_runs_table():
     def broken():
         raise RuntimeError("no")
 
-    result = pk.evaluate([pk.Task(run=lambda: True), pk.Task(run=broken)], k=3)
-    got = pk.tally(result.runs)
-    assert got.to_numpy().tolist() == [[0, 3, 3, 0], [1, 3, 0, 3]]
+    tasks = [pk.Task(run=lambda: True), pk.Task(run=broken)]
+    # The agent's own exception is a failed run under both policies ...
+    runs = pk.evaluate(tasks, k=3).runs
+    assert pk.tally(runs).to_numpy().tolist() == [[0, 3, 3, 0], [1, 3, 0, 0]]
+    assert pk.tally(runs, errors="exclude").equals(pk.tally(runs))
+    # ... while an exception named as infrastructure is an error the exclude policy leaves out.
+    runs = pk.evaluate(tasks, k=3, infrastructure=RuntimeError, retries=0).runs
+    assert pk.tally(runs).to_numpy().tolist() == [[0, 3, 3, 0], [1, 3, 0, 3]]
+    assert pk.tally(runs, errors="exclude").to_numpy().tolist() == [[0, 3, 3, 0], [1, 0, 0, 3]]
 
 
 # --- refusals -------------------------------------------------------------------------

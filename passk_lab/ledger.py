@@ -1,0 +1,348 @@
+"""The ledger: an evaluation's record on disk, one JSON line per finished run.
+
+:func:`passk_lab.evaluate` with ``ledger=PATH`` writes a JSON Lines file. The
+first line is the **header**: what was evaluated and when (the model or agent
+name, the date, the seed, the package version, the task ids, k, the time
+limits and any user metadata). Every later line is one finished **run**,
+appended and flushed the moment the run ends, so a crash loses at most the
+runs in flight:
+
+``task``, ``run``
+    the task's id and the run's index (0 to k - 1);
+``passed``
+    the verdict of ``Task.passes`` on the run's result, false when the run or
+    the verdict raised;
+``error_type``, ``error_message``, ``error_kind``
+    what was raised, if anything, and whose failure it was: ``"agent"`` (the
+    run or its verdict raised), ``"timeout"`` (the run ran out of time) or
+    ``"infrastructure"`` (an exception named as infrastructure kept failing
+    after its retries);
+``timed_out``, ``attempts``, ``started_at``, ``duration_s``
+    whether the run ran out of time, how many attempts it took, when it
+    started (ISO 8601, UTC) and how long it took, verdict and retries included.
+
+:func:`read_ledger` reads it back as the runs table :func:`passk_lab.evaluate`
+returns, with the header beside it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import numbers
+import os
+import warnings
+from collections.abc import Hashable, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["ERROR_KINDS", "Ledger", "read_ledger"]
+
+FORMAT = "passk_lab.ledger"
+FORMAT_VERSION = 1
+ERROR_KINDS = ("agent", "timeout", "infrastructure")
+"""Whose failure an errored run was, in the ``error_kind`` column."""
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_MATCHED = ("model", "seed", "k", "tasks")  # what a resumed evaluation must share
+
+
+class RunRecord(NamedTuple):
+    """One finished run, as the harness keeps it and the ledger writes it."""
+
+    task: Hashable
+    run: int
+    passed: bool
+    error_type: str | None
+    error_message: str | None
+    error_kind: str | None
+    timed_out: bool
+    attempts: int
+    started_at_us: int  # microseconds since the Unix epoch, UTC
+    duration_s: float
+
+
+class Ledger(NamedTuple):
+    """A ledger read back: its runs table and its header.
+
+    Attributes
+    ----------
+    runs : pandas.DataFrame
+        The runs, in the header's task order then run order, with the columns
+        of :attr:`passk_lab.EvalResult.runs`.
+    header : dict
+        What the evaluation recorded about itself: ``model``, ``date``,
+        ``seed``, ``passk_lab`` (the version), ``k``, ``tasks``,
+        ``timeout_ms``, ``run_timeout_ms`` and ``metadata``.
+    """
+
+    runs: pd.DataFrame
+    header: dict[str, Any]
+
+
+# --- the runs table ------------------------------------------------------------------------
+
+
+def runs_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
+    """Return the runs table of :class:`passk_lab.EvalResult` for `records`, in their order."""
+    columns = list(zip(*records, strict=True)) if records else [()] * len(RunRecord._fields)
+    field = dict(zip(RunRecord._fields, columns, strict=True))
+    error = [
+        None if kind is None else kind + (f": {message}" if message else "")
+        for kind, message in zip(field["error_type"], field["error_message"], strict=True)
+    ]
+    started = np.array(field["started_at_us"], dtype="datetime64[us]")
+    return pd.DataFrame(
+        {
+            "task": pd.Series(field["task"], dtype=None if records else "object"),
+            "run": pd.Series(field["run"], dtype="int64"),
+            "passed": pd.Series(field["passed"], dtype="bool"),
+            "error": pd.Series(error, dtype="str"),
+            "error_kind": pd.Categorical(field["error_kind"], categories=ERROR_KINDS),
+            "timed_out": pd.Series(field["timed_out"], dtype="bool"),
+            "attempts": pd.Series(field["attempts"], dtype="int64"),
+            "started_at": pd.Series(started).dt.tz_localize("UTC"),
+            "duration_s": pd.Series(field["duration_s"], dtype="float64"),
+        }
+    )
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def utc_iso(microseconds: int) -> str:
+    """Return the ISO 8601 UTC time `microseconds` after the Unix epoch."""
+    moment = _EPOCH + dt.timedelta(microseconds=microseconds)
+    return moment.isoformat(timespec="microseconds")
+
+
+def json_id(task_id: Hashable, position: int) -> int | str:
+    """Return a task id as JSON keeps it exactly (an int or a str), or refuse it."""
+    if isinstance(task_id, str):
+        return task_id
+    if isinstance(task_id, numbers.Integral) and not isinstance(task_id, bool):
+        return int(task_id)
+    raise TypeError(
+        f"tasks[{position}] has the id {task_id!r} ({type(task_id).__name__}); a ledger "
+        "records task ids as text or integers, so give the Task an int or str id"
+    )
+
+
+def header(
+    *,
+    model: str | None,
+    seed: int | None,
+    version: str,
+    k: int,
+    tasks: Sequence[Hashable],
+    timeout_ms: float | None,
+    run_timeout_ms: float | None,
+    metadata: Mapping[str, Any] | None,
+    started_us: int,
+) -> dict[str, Any]:
+    """Return the header of an evaluation, as a new ledger's first line records it."""
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "model": model,
+        "date": utc_iso(started_us),
+        "seed": seed,
+        "passk_lab": version,
+        "k": k,
+        "tasks": list(tasks),
+        "timeout_ms": timeout_ms,
+        "run_timeout_ms": run_timeout_ms,
+        "metadata": dict(metadata or {}),
+    }
+
+
+def run_line(record: RunRecord) -> str:
+    """Return the ledger line of one run, newline included."""
+    content = record._asdict()
+    content["started_at"] = utc_iso(content.pop("started_at_us"))
+    return json.dumps(content, separators=(",", ":")) + "\n"
+
+
+def open_ledger(
+    path: str | os.PathLike[str], new_header: dict[str, Any], *, resume: bool
+) -> tuple[IO[str], list[RunRecord], dict[str, Any]]:
+    """Open a ledger to append runs to; return it, the runs it holds, and its header.
+
+    A new ledger gets `new_header`. With `resume`, an existing ledger must
+    record the same model, seed, k and tasks; a half-written last line is cut
+    off (with a warning) before anything is appended.
+    """
+    try:
+        first_line = json.dumps(new_header, allow_nan=False) + "\n"
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"metadata must hold only JSON values (text, numbers, bools, None, and lists and "
+            f"dicts of them) to go in a ledger: {exc}"
+        ) from None
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(
+            f"ledger={str(path)!r} is a directory; give a file path such as runs.jsonl"
+        )
+    content = target.read_bytes() if target.exists() else b""
+    if content and not resume:
+        raise ValueError(
+            f"the ledger {str(path)!r} already exists; pass resume=True to finish the evaluation "
+            "it records, or give a new path"
+        )
+    parsed = _parse(content, target) if content else None
+    if parsed is None or parsed.header is None:
+        handle = target.open("w", encoding="utf-8")
+        handle.write(first_line)
+        handle.flush()
+        return handle, [], new_header
+    differences = [
+        f"{key}: the ledger has {_shown(parsed.header.get(key))}, "
+        f"this evaluation has {_shown(new_header[key])}"
+        for key in _MATCHED
+        if parsed.header.get(key) != new_header[key]
+    ]
+    if differences:
+        raise ValueError(
+            f"cannot resume from {str(path)!r}: it records another evaluation ("
+            + "; ".join(differences)
+            + "). Resume with the same settings, or give a new ledger path"
+        )
+    handle = target.open("r+", encoding="utf-8")
+    handle.truncate(parsed.complete_bytes)  # drop a half-written last line
+    handle.seek(parsed.complete_bytes)
+    return handle, parsed.records, parsed.header
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, list) and len(value) > 6:
+        return f"{len(value)} tasks [{', '.join(map(repr, value[:3]))}, ...]"
+    if isinstance(value, list):
+        return f"{len(value)} tasks {value!r}"
+    return repr(value)
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+class _Parsed(NamedTuple):
+    header: dict[str, Any] | None
+    records: list[RunRecord]
+    complete_bytes: int  # length of the file up to the end of its last complete line
+
+
+def _parse(content: bytes, path: Path) -> _Parsed:
+    complete_bytes = content.rfind(b"\n") + 1
+    if complete_bytes < len(content):
+        warnings.warn(
+            f"{path}: ignored a half-written last line (the evaluation stopped while writing "
+            f"it); that run was not recorded, and a resumed evaluation runs it again",
+            UserWarning,
+            stacklevel=4,
+        )
+    lines = content[:complete_bytes].decode("utf-8").splitlines()
+    if not lines:
+        return _Parsed(None, [], 0)
+    head = _json_line(lines[0], 1, path)
+    if not isinstance(head, dict) or head.get("format") != FORMAT:
+        raise ValueError(
+            f"{path} is not a passk_lab ledger: its first line is not a header with "
+            f'"format": "{FORMAT}"'
+        )
+    if head.get("format_version") != FORMAT_VERSION:
+        raise ValueError(
+            f"{path} is a ledger of format version {head.get('format_version')!r}; this "
+            f"passk_lab reads version {FORMAT_VERSION}, so upgrade passk_lab to read it"
+        )
+    tasks, k = head["tasks"], head["k"]
+    known = set(tasks)
+    seen: set[tuple[Any, int]] = set()
+    records = []
+    for number, line in enumerate(lines[1:], start=2):
+        record = _record(_json_line(line, number, path), number, path)
+        key = (record.task, record.run)
+        if record.task not in known or not 0 <= record.run < k:
+            raise ValueError(
+                f"line {number} of {path} records run {record.run} of task {record.task!r}, "
+                f"which the header's {len(tasks)} tasks x k = {k} do not include; the ledger "
+                "is damaged"
+            )
+        if key in seen:
+            raise ValueError(
+                f"line {number} of {path} records run {record.run} of task {record.task!r} "
+                "a second time; the ledger is damaged (were two evaluations writing to it?)"
+            )
+        seen.add(key)
+        records.append(record)
+    return _Parsed(head, records, complete_bytes)
+
+
+def _json_line(line: str, number: int, path: Path) -> Any:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"line {number} of {path} is not JSON ({exc}); the ledger is damaged"
+        ) from None
+
+
+def _record(content: Any, number: int, path: Path) -> RunRecord:
+    try:
+        started = dt.datetime.fromisoformat(content["started_at"])
+        values = {name: content[name] for name in RunRecord._fields if name != "started_at_us"}
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(
+            f"line {number} of {path} is not a run record ({type(exc).__name__}: {exc}); "
+            "the ledger is damaged"
+        ) from None
+    microseconds = (started - _EPOCH) // dt.timedelta(microseconds=1)
+    return RunRecord(**values, started_at_us=microseconds)
+
+
+def read_ledger(path: str | os.PathLike[str]) -> Ledger:
+    """Read a ledger written by :func:`passk_lab.evaluate`: its runs and its header.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The ledger file (JSON Lines).
+
+    Returns
+    -------
+    Ledger
+        ``(runs, header)``: the runs table, in task then run order, with the
+        columns of :attr:`passk_lab.EvalResult.runs`; and the header as a dict.
+        Runs not yet recorded (an evaluation stopped part way) are absent.
+
+    Raises
+    ------
+    FileNotFoundError
+        If there is no such file.
+    ValueError
+        If the file is not a ledger or a line before the last is damaged. A
+        half-written last line (the process was killed while writing it) is
+        ignored with a warning.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import passk_lab as pk
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "ledger.jsonl"
+    >>> result = pk.evaluate(pk.coin_tasks(0.85, 40, seed=42), k=5, ledger=path,
+    ...                      model="coin-0.85", seed=42)
+    >>> runs, header = pk.read_ledger(path)
+    >>> header["model"], header["k"], len(runs)
+    ('coin-0.85', 5, 200)
+    >>> pk.pass_pow_k(runs, 5)
+    0.45
+    """
+    target = Path(path)
+    parsed = _parse(target.read_bytes(), target)
+    if parsed.header is None:
+        raise ValueError(f"{path} is empty: the evaluation stopped before writing its header")
+    position = {task: index for index, task in enumerate(parsed.header["tasks"])}
+    records = sorted(parsed.records, key=lambda record: (position[record.task], record.run))
+    return Ledger(runs_frame(records), parsed.header)
