@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import dataclasses
 import functools
 import inspect
 import math
@@ -384,15 +385,15 @@ class _Session:
         self.path = options.ledger
         self.recorded: list[_ledger.RunRecord] = []
         self.handle: IO[str] | None = None
-        ids: list[Hashable] = list(plan.ids)
-        if options.ledger is not None:
-            ids = [_ledger.json_id(task_id, index) for index, task_id in enumerate(plan.ids)]
+        if options.ledger is not None:  # ids as the ledger will give them back
+            json_ids = (_ledger.json_id(task_id, index) for index, task_id in enumerate(plan.ids))
+            self.plan = plan = dataclasses.replace(plan, ids=tuple(json_ids))
         self.header = _ledger.header(
             model=options.model,
             seed=options.seed,
             version=__version__,
             k=plan.k,
-            tasks=ids,
+            tasks=list(plan.ids),
             timeout_ms=options.timeout_ms,
             run_timeout_ms=options.run_timeout_ms,
             metadata=options.metadata,

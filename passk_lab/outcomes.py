@@ -225,7 +225,7 @@ def _run_index(runs: pd.DataFrame) -> Ints:
 
 
 def _errored(runs: pd.DataFrame) -> Bools | None:
-    """Runs that did not measure the agent: an error not of kind "agent", or a time-out."""
+    """Flag the runs that did not measure the agent: an error not of kind "agent", a time-out."""
     errored: Bools | None = None
     if "error" in runs.columns:
         errored = runs["error"].notna().to_numpy()

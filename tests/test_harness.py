@@ -5,9 +5,11 @@ import itertools
 import threading
 import time
 
+import numpy as np
 import pandas as pd
 import pytest
 
+import passk_lab as pk
 from passk_lab import EvalResult, Task, coin_tasks, evaluate, evaluate_async
 
 # --- the source's four tests -------------------------------------------------------------
@@ -292,3 +294,315 @@ def test_a_non_task_is_refused():
 def test_repeated_ids_are_refused():
     with pytest.raises(ValueError, match="task ids must be unique, but 'x' names more than one"):
         evaluate([Task(run=lambda: True, id="x"), Task(run=lambda: True, id="x")], 1)
+
+
+# --- concurrency ---------------------------------------------------------------------------
+
+
+class _InFlight:
+    """Counts runs in flight, from any thread, and remembers the most at once."""
+
+    def __init__(self) -> None:
+        self.now = 0
+        self.most = 0
+        self.lock = threading.Lock()
+
+    def __enter__(self) -> None:
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+
+    def __exit__(self, *exc: object) -> None:
+        with self.lock:
+            self.now -= 1
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_async_runs_overlap_up_to_the_concurrency_limit_and_no_further(concurrency):
+    flight = _InFlight()
+
+    async def run() -> bool:
+        with flight:
+            await asyncio.sleep(0.01)
+        return True
+
+    result = evaluate([Task(run=run) for _ in range(8)], k=3, concurrency=concurrency)
+    assert flight.most == concurrency
+    assert result.pass_pow_k == 1.0
+
+
+def test_plain_runs_go_to_threads_up_to_the_concurrency_limit():
+    flight = _InFlight()
+    threads = set()
+
+    def run() -> bool:
+        with flight:
+            threads.add(threading.get_ident())
+            time.sleep(0.02)
+        return True
+
+    evaluate([Task(run=run) for _ in range(6)], k=2, concurrency=4)
+    assert flight.most == 4
+    assert threading.get_ident() not in threads
+
+
+def test_concurrent_rows_are_in_task_then_run_order_whatever_order_runs_finish_in():
+    """Runs finish in a random order; the rows, and so the figures, do not depend on it."""
+    rng = np.random.default_rng(0)
+    passes = {i: rng.random(5) < 0.6 for i in range(12)}  # each task's outcomes, in any order
+
+    def make(i: int):
+        remaining = list(passes[i])
+
+        async def run() -> bool:
+            outcome = remaining.pop()
+            await asyncio.sleep(rng.random() / 100)
+            return bool(outcome)
+
+        return run
+
+    tasks = [Task(run=make(i), id=f"t{i}") for i in range(12)]
+    result = evaluate(tasks, k=5, concurrency=5)
+    finished = result.runs["started_at"] + pd.to_timedelta(result.runs["duration_s"], unit="s")
+    assert finished.sort_values().index.tolist() != list(range(60)), "runs finished in order"
+    assert result.runs["task"].tolist() == [f"t{i}" for i in range(12) for _ in range(5)]
+    assert result.runs["run"].tolist() == list(range(5)) * 12
+    wins = np.array([passes[i].sum() for i in range(12)])
+    assert result.runs.groupby("task", sort=False)["passed"].sum().tolist() == wins.tolist()
+    assert result.pass_at_1 == sum(w / 5 for w in wins) / 12  # the source's accumulation
+    assert result.pass_pow_k == (wins == 5).mean()
+
+
+def test_a_sync_hang_does_not_hold_a_concurrent_evaluation_past_its_budget():
+    release = threading.Event()
+
+    def hangs() -> bool:
+        release.wait(60)
+        return True
+
+    started = time.perf_counter()
+    result = evaluate([Task(run=hangs) for _ in range(4)], k=2, timeout_ms=800, concurrency=2)
+    elapsed = time.perf_counter() - started
+    release.set()
+    # 8 runs of 100 ms, two at a time: 0.4 s; the budget is 0.8 s, and the hang 60 s.
+    assert elapsed < 0.8 + 2.0, f"the evaluation took {elapsed:.1f} s, past its budget"
+    assert result.runs["timed_out"].all()
+    assert result.runs["error_kind"].eq("timeout").all()
+
+
+# --- per-run time limits -------------------------------------------------------------------
+
+
+def test_a_per_run_limit_cancels_a_slow_async_run():
+    cancelled = []
+
+    async def slow() -> bool:
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+        return True
+
+    async def quick() -> bool:
+        return True
+
+    result = evaluate([Task(run=slow), Task(run=quick)], k=2, run_timeout_ms=100)
+    assert result.runs["timed_out"].tolist() == [True, True, False, False]
+    assert cancelled == [True, True]
+    assert result.runs.loc[:1, "duration_s"].between(0.05, 5).all()
+
+
+def test_a_run_gets_the_smaller_of_the_per_run_limit_and_its_share_of_the_budget():
+    seen: list[int] = []
+
+    def recording_guard(fn, ms):
+        seen.append(ms)
+        return fn()
+
+    tasks = [Task(run=lambda: True) for _ in range(2)]
+    evaluate(tasks, k=2, timeout_ms=1000, run_timeout_ms=100, guard=recording_guard)
+    evaluate(tasks, k=2, timeout_ms=1000, run_timeout_ms=900, guard=recording_guard)
+    evaluate(tasks, k=2, run_timeout_ms=70.9, guard=recording_guard)
+    assert seen == [100] * 4 + [250] * 4 + [70] * 4
+
+
+# --- infrastructure errors -----------------------------------------------------------------
+
+
+class RateLimitError(Exception):
+    pass
+
+
+@pytest.fixture
+def sleeps(monkeypatch):
+    """Record the harness's backoff sleeps instead of sleeping."""
+    delays: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def fake_sleep(delay: float) -> None:
+        delays.append(delay)
+        await real_sleep(0)
+
+    monkeypatch.setattr("passk_lab.harness.asyncio.sleep", fake_sleep)
+    return delays
+
+
+def test_an_infrastructure_error_is_retried_with_doubling_backoff(sleeps):
+    failures = iter([RateLimitError("429"), ConnectionError("reset"), None])
+
+    def run() -> bool:
+        failure = next(failures)
+        if failure is not None:
+            raise failure
+        return True
+
+    result = evaluate(
+        [Task(run=run)], k=1, infrastructure=(RateLimitError, ConnectionError), backoff_s=0.5
+    )
+    assert sleeps == [0.5, 1.0]
+    assert result.runs[["passed", "attempts"]].iloc[0].tolist() == [True, 3]
+    assert result.runs["error"].isna().all()
+
+
+def test_an_infrastructure_error_that_persists_is_recorded_as_infrastructure(sleeps):
+    def run() -> bool:
+        raise RateLimitError("429 Too Many Requests")
+
+    result = evaluate([Task(run=run)], k=2, infrastructure=RateLimitError, retries=3)
+    assert sleeps == [1.0, 2.0, 4.0] * 2
+    runs = result.runs
+    assert runs["error"].tolist() == ["RateLimitError: 429 Too Many Requests"] * 2
+    assert runs["error_kind"].tolist() == ["infrastructure"] * 2
+    assert runs["attempts"].tolist() == [4, 4]
+    assert not runs["passed"].any()
+
+
+def test_other_exceptions_are_the_agents_failures_and_are_not_retried(sleeps):
+    def run() -> bool:
+        raise ValueError("bad tool call")
+
+    result = evaluate([Task(run=run)], k=2, infrastructure=RateLimitError)
+    assert sleeps == []
+    assert result.runs["error_kind"].tolist() == ["agent"] * 2
+    assert result.runs["attempts"].tolist() == [1, 1]
+
+
+def test_retries_share_the_runs_time_limit():
+    def run() -> bool:
+        raise RateLimitError("429")
+
+    started = time.perf_counter()
+    result = evaluate([Task(run=run)], k=1, infrastructure=RateLimitError, run_timeout_ms=200)
+    assert time.perf_counter() - started < 0.2 + 1.0  # a 1 s backoff would not fit
+    assert result.runs["attempts"].tolist() == [1]
+
+
+def test_error_sensitivity_reads_infrastructure_errors_both_ways():
+    """Infrastructure errors are the errors the exclude policy leaves out; agent errors stay
+    failures under both readings."""
+    calls = itertools.count()
+
+    def run() -> bool:
+        call = next(calls)
+        if call % 4 == 1:
+            raise RateLimitError("429")
+        if call % 4 == 2:
+            raise KeyError("answer")
+        return True
+
+    runs = evaluate(
+        [Task(run=run) for _ in range(3)], k=4, infrastructure=RateLimitError, retries=0
+    ).runs
+    # every task: pass, infrastructure, agent, pass
+    table = pk.error_sensitivity(runs, ks=[1])
+    assert table["pass_at_k_fail"].tolist() == [2 / 4]
+    assert table["pass_at_k_exclude"].tolist() == [2 / 3]
+    assert table["n_runs_excluded"].tolist() == [3]
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"concurrency": 0}, ValueError, "concurrency must be a positive integer"),
+        ({"retries": -1}, ValueError, "retries must be >= 0"),
+        ({"infrastructure": RateLimitError()}, TypeError, "infrastructure must be exception"),
+        ({"infrastructure": (KeyboardInterrupt,)}, TypeError, "infrastructure must be excep"),
+        ({"backoff_s": -1}, ValueError, "backoff_s must be a finite number of seconds"),
+        ({"run_timeout_ms": 0}, ValueError, "run_timeout_ms must be a positive, finite"),
+        ({"resume": True}, ValueError, "resume=True continues a ledger; pass ledger=PATH"),
+        ({"model": 4}, TypeError, "model must be the model or agent's name"),
+        ({"metadata": ["a"]}, TypeError, "metadata must be a dict"),
+        ({"progress": "yes"}, TypeError, "resume and progress must be True or False"),
+    ],
+)
+def test_bad_options_are_refused(options, error, message):
+    with pytest.raises(error, match=message):
+        evaluate([Task(run=lambda: True)], 1, **options)
+
+
+# --- interrupts and progress ---------------------------------------------------------------
+
+
+def test_ctrl_c_keeps_the_finished_runs_and_says_how_to_resume(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    calls = itertools.count()
+
+    def run() -> bool:
+        if next(calls) == 5:
+            raise KeyboardInterrupt
+        return True
+
+    tasks = [Task(run=run) for _ in range(4)]
+    with pytest.raises(KeyboardInterrupt) as stop:
+        evaluate(tasks, k=3, ledger=path)
+    (note,) = stop.value.__notes__
+    assert "5 of 12 runs are recorded" in note
+    assert f"ledger={str(path)!r}, resume=True" in note
+    assert len(pk.read_ledger(path).runs) == 5
+    result = evaluate(tasks, k=3, ledger=path, resume=True)
+    assert result.pass_pow_k == 1.0
+    assert next(calls) == 6 + 7, "the resumed evaluation ran more than the 7 runs left"
+
+
+def test_without_a_ledger_an_interrupt_says_how_to_keep_runs():
+    def run() -> bool:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt) as stop:
+        evaluate([Task(run=run)], k=3)
+    assert "pass ledger=PATH to keep every finished run" in stop.value.__notes__[0]
+
+
+def test_cancelling_evaluate_async_stops_new_runs_and_keeps_the_finished_ones(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    started = []
+
+    async def run() -> bool:
+        started.append(True)
+        await asyncio.sleep(0 if len(started) <= 3 else 60)
+        return True
+
+    async def main() -> BaseException:
+        evaluation = asyncio.ensure_future(  # noqa: RUF006 - awaited below
+            evaluate_async([Task(run=run) for _ in range(5)], k=2, ledger=path, concurrency=2)
+        )
+        while not path.exists() or len(pk.read_ledger(path).runs) < 3:
+            await asyncio.sleep(0.01)
+        evaluation.cancel()
+        with pytest.raises(asyncio.CancelledError) as stop:
+            await evaluation
+        return stop.value
+
+    stop = asyncio.run(main())
+    assert "3 of 10 runs are recorded" in stop.__notes__[0]
+    assert len(started) == 5, "new runs started after the cancellation"
+    assert len(pk.read_ledger(path).runs) == 3
+
+
+def test_progress_shows_a_bar_with_the_running_pass_at_1(capsys):
+    outcomes = iter([True, False, True, True])
+    evaluate([Task(run=lambda: next(outcomes)) for _ in range(2)], k=2, progress=True)
+    err = capsys.readouterr().err
+    assert "4/4" in err
+    assert "pass@1=0.750" in err

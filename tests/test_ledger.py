@@ -1,0 +1,358 @@
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import passk_lab as pk
+from passk_lab import Task, evaluate
+
+# A table of outcomes: run j of task i passes when OUTCOMES[i, j]. Tasks read it through a
+# per-task call counter, so a run's outcome depends on its (task, run) and nothing else.
+N_TASKS, K = 30, 4
+OUTCOMES = np.random.default_rng(7).random((N_TASKS, K)) < 0.7
+
+
+def table_tasks(start: dict[str, int] | None = None, delay: float = 0.0) -> list[Task[bool]]:
+    """Tasks that play OUTCOMES; `start` gives the run each task begins at (for a resume)."""
+    calls = dict(start or {})
+
+    def make(task_id: str, row: np.ndarray):
+        def run() -> bool:
+            j = calls.get(task_id, 0)
+            calls[task_id] = j + 1
+            time.sleep(delay)
+            return bool(row[j])
+
+        return run
+
+    return [Task(run=make(f"t{i}", OUTCOMES[i]), id=f"t{i}") for i in range(N_TASKS)]
+
+
+def lines(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+# --- writing and reading -------------------------------------------------------------------
+
+
+def test_read_ledger_gives_back_the_runs_table_and_the_header(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    before = dt.datetime.now(dt.UTC)
+    result = evaluate(
+        table_tasks(), K, ledger=path, model="table-agent", seed=7, metadata={"split": "test"}
+    )
+    runs, header = pk.read_ledger(path)
+    pd.testing.assert_frame_equal(runs, result.runs)
+    assert header == result.header
+    assert header["model"] == "table-agent"
+    assert header["seed"] == 7
+    assert header["metadata"] == {"split": "test"}
+    assert header["passk_lab"] == pk.__version__
+    assert (header["k"], header["tasks"]) == (K, [f"t{i}" for i in range(N_TASKS)])
+    assert before <= dt.datetime.fromisoformat(header["date"]) <= dt.datetime.now(dt.UTC)
+    assert runs["passed"].to_numpy().reshape(N_TASKS, K).tolist() == OUTCOMES.tolist()
+    assert pk.pass_pow_k(runs, K) == result.pass_pow_k == OUTCOMES.all(axis=1).mean()
+
+
+def test_each_run_is_on_disk_as_soon_as_it_finishes(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    seen = []
+
+    def run() -> bool:
+        seen.append(len(path.read_text().splitlines()))
+        return True
+
+    evaluate([Task(run=run) for _ in range(3)], k=2, ledger=path)
+    assert seen == [1, 2, 3, 4, 5, 6]  # the header, then one line per finished run
+
+
+def test_a_ledger_line_holds_every_field_of_the_run(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+
+    def run() -> bool:
+        raise ConnectionError("reset by peer")
+
+    evaluate([Task(run=run, id=3)], k=1, ledger=path, infrastructure=ConnectionError, retries=0)
+    (line,) = lines(path)[1:]
+    started = line.pop("started_at")
+    assert dt.datetime.fromisoformat(started).tzinfo == dt.UTC
+    assert line.pop("duration_s") >= 0
+    assert line == {
+        "task": 3,
+        "run": 0,
+        "passed": False,
+        "error_type": "ConnectionError",
+        "error_message": "reset by peer",
+        "error_kind": "infrastructure",
+        "timed_out": False,
+        "attempts": 1,
+    }
+
+
+def test_numpy_integer_ids_are_recorded_as_integers(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    evaluate([Task(run=lambda: True, id=np.int64(5))], k=1, ledger=path)
+    assert lines(path)[0]["tasks"] == [5]
+    assert pk.read_ledger(path).runs["task"].tolist() == [5]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"tasks": [Task(run=lambda: True, id=("a", 1))]}, r"tasks\[0\] has the id \('a', 1\)"),
+        ({"tasks": [Task(run=lambda: True, id=True)]}, r"give the Task an int or str id"),
+        ({"metadata": {"when": dt.date(2026, 1, 1)}}, "metadata must hold only JSON values"),
+        ({"metadata": {"score": float("nan")}}, "metadata must hold only JSON values"),
+    ],
+)
+def test_what_a_ledger_cannot_hold_is_refused(tmp_path, options, message):
+    arguments = {"tasks": [Task(run=lambda: True)], **options}
+    with pytest.raises(TypeError, match=message):
+        evaluate(arguments.pop("tasks"), 1, ledger=tmp_path / "ledger.jsonl", **arguments)
+
+
+def test_an_existing_ledger_is_not_overwritten(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    evaluate([Task(run=lambda: True)], 1, ledger=path)
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match="already exists; pass resume=True"):
+        evaluate([Task(run=lambda: True)], 1, ledger=path)
+    assert path.read_bytes() == before
+
+
+def test_a_directory_is_not_a_ledger(tmp_path):
+    with pytest.raises(ValueError, match="is a directory; give a file path"):
+        evaluate([Task(run=lambda: True)], 1, ledger=tmp_path)
+
+
+# --- resume --------------------------------------------------------------------------------
+
+
+def interrupted_after(runs: int, path, **options) -> None:
+    """Evaluate the table tasks into `path`, stopping with Ctrl-C after `runs` runs."""
+    calls = itertools.count()
+    tasks = table_tasks()
+
+    def stop_at(task: Task[bool]) -> Task[bool]:
+        def run() -> bool:
+            if next(calls) == runs:
+                raise KeyboardInterrupt
+            return task.run()  # type: ignore[return-value]
+
+        return Task(run=run, id=task.id)
+
+    with pytest.raises(KeyboardInterrupt):
+        evaluate([stop_at(task) for task in tasks], K, ledger=path, **options)
+
+
+def test_resume_runs_only_what_is_missing_and_returns_the_whole_evaluation(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    interrupted_after(50, path, model="m", seed=1)
+    recorded = pk.read_ledger(path).runs
+    assert len(recorded) == 50
+    start = recorded.groupby("task")["run"].count().to_dict()  # runs go in order here
+    tasks = table_tasks(start)
+    result = evaluate(tasks, K, ledger=path, resume=True, model="m", seed=1)
+    runs = result.runs
+    assert len(runs) == N_TASKS * K
+    assert not runs.duplicated(["task", "run"]).any()
+    assert runs["passed"].to_numpy().reshape(N_TASKS, K).tolist() == OUTCOMES.tolist()
+    uninterrupted = evaluate(table_tasks(), K)
+    assert (result.pass_at_1, result.pass_pow_k) == (
+        uninterrupted.pass_at_1,
+        uninterrupted.pass_pow_k,
+    )
+    pd.testing.assert_frame_equal(pk.read_ledger(path).runs, runs)
+    assert len(lines(path)) == 1 + N_TASKS * K
+
+
+def test_resume_keeps_the_ledgers_header(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    interrupted_after(3, path, metadata={"note": "first"})
+    header = lines(path)[0]
+    result = evaluate(table_tasks({"t0": 3}), K, ledger=path, resume=True, metadata={"note": "2"})
+    assert result.header == header
+
+
+def test_resume_without_a_ledger_file_starts_one(tmp_path):
+    path = tmp_path / "new.jsonl"
+    result = evaluate(table_tasks(), K, ledger=path, resume=True)
+    assert len(pk.read_ledger(path).runs) == N_TASKS * K == len(result.runs)
+
+
+@pytest.mark.parametrize(
+    ("changes", "difference"),
+    [
+        ({"k": K + 1}, f"k: the ledger has {K}, this evaluation has {K + 1}"),
+        ({"model": "gpt-5"}, "model: the ledger has 'gpt-4o', this evaluation has 'gpt-5'"),
+        ({"seed": 2}, "seed: the ledger has 1, this evaluation has 2"),
+        ({"tasks": table_tasks()[:3]}, "tasks: the ledger has 30 tasks ['t0', 't1', 't2', ...]"),
+        ({"tasks": table_tasks()[::-1]}, "this evaluation has 30 tasks ['t29', 't28', 't27'"),
+    ],
+)
+def test_a_ledger_of_another_evaluation_is_refused(tmp_path, changes, difference):
+    path = tmp_path / "ledger.jsonl"
+    interrupted_after(10, path, model="gpt-4o", seed=1)
+    before = path.read_bytes()
+    arguments = {"tasks": table_tasks(), "k": K, "model": "gpt-4o", "seed": 1, **changes}
+    with pytest.raises(ValueError, match="records another evaluation") as refused:
+        evaluate(arguments.pop("tasks"), arguments.pop("k"), ledger=path, resume=True, **arguments)
+    assert difference in str(refused.value)
+    assert path.read_bytes() == before
+
+
+def test_every_difference_is_named(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    interrupted_after(10, path, model="a", seed=1)
+    with pytest.raises(ValueError, match=r"\(model: .*; seed: .*; k: .*\)"):
+        evaluate(table_tasks(), K + 1, ledger=path, resume=True, model="b", seed=2)
+
+
+# --- damaged ledgers -----------------------------------------------------------------------
+
+
+def test_a_half_written_last_line_is_ignored_and_its_run_run_again(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    evaluate(table_tasks(), K, ledger=path)
+    whole = path.read_bytes()
+    last = whole.rstrip(b"\n").rfind(b"\n") + 1
+    path.write_bytes(whole[: last + 25])  # the last run, cut off mid-write
+    with pytest.warns(UserWarning, match="ignored a half-written last line"):
+        runs = pk.read_ledger(path).runs
+    assert len(runs) == N_TASKS * K - 1
+    with pytest.warns(UserWarning, match="ignored a half-written last line"):
+        result = evaluate(
+            table_tasks({f"t{i}": K for i in range(N_TASKS - 1)} | {f"t{N_TASKS - 1}": K - 1}),
+            K,
+            ledger=path,
+            resume=True,
+        )
+    assert result.pass_pow_k == OUTCOMES.all(axis=1).mean()
+    assert len(lines(path)) == 1 + N_TASKS * K  # every line whole again
+    assert path.read_bytes()[:last] == whole[:last]
+
+
+def cut_short(text: str, line: int) -> str:
+    """Drop the last character of one line (1-based), its closing brace."""
+    rows = text.split("\n")
+    rows[line - 1] = rows[line - 1][:-1]
+    return "\n".join(rows)
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda text: text.replace('"run":1', '"run":0', 1), "a second time"),
+        (lambda text: text.replace('"run":1', '"run":9', 1), "do not include"),
+        (lambda text: text.replace('"task":"t0"', '"task":"x"', 1), "do not include"),
+        (lambda text: text.replace('"passed"', '"pass"', 1), "line 2 of .* is not a run record"),
+        (lambda text: cut_short(text, line=2), "line 2 of .* is not JSON"),
+        (lambda text: text.split("\n", 1)[1], "is not a passk_lab ledger"),
+        (lambda text: text.replace('"format_version":1', '"format_version":9'), "version 9"),
+    ],
+)
+def test_a_damaged_ledger_is_refused(tmp_path, damage, message):
+    path = tmp_path / "ledger.jsonl"
+    evaluate(table_tasks()[:2], K, ledger=path)
+    path.write_text(damage(path.read_text().replace(": ", ":").replace(", ", ",")))
+    with pytest.raises(ValueError, match=message):
+        pk.read_ledger(path)
+
+
+def test_an_empty_ledger_has_nothing_to_read_and_is_started_afresh(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    path.write_bytes(b"")
+    with pytest.raises(ValueError, match="is empty: the evaluation stopped before"):
+        pk.read_ledger(path)
+    evaluate(table_tasks(), K, ledger=path, resume=True)
+    assert len(pk.read_ledger(path).runs) == N_TASKS * K
+
+
+# --- a real process, killed and interrupted ------------------------------------------------
+
+CHILD = textwrap.dedent(
+    """
+    import json, sys
+    sys.path.insert(0, {tests!r})
+    import passk_lab as pk
+    from test_ledger import K, table_tasks
+
+    path = sys.argv[1]
+    try:
+        start = pk.read_ledger(path).runs.groupby("task")["run"].count().to_dict()
+    except FileNotFoundError:
+        start = {{}}
+    result = pk.evaluate(table_tasks(start, delay=0.01), K, ledger=path, resume=True, model="m")
+    print(json.dumps([result.pass_at_1, result.pass_pow_k]))
+    """
+)
+
+
+@pytest.fixture
+def child(tmp_path):
+    script = tmp_path / "child.py"
+    script.write_text(CHILD.format(tests=os.path.dirname(__file__)))
+    ledger = tmp_path / "ledger.jsonl"
+
+    def start() -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [sys.executable, str(script), str(ledger)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    return start, ledger
+
+
+def wait_for_lines(path, count: int, process: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 60
+    while not path.exists() or path.read_bytes().count(b"\n") < count:
+        assert process.poll() is None, process.communicate()[1]
+        assert time.monotonic() < deadline, "the evaluation made no progress"
+        time.sleep(0.005)
+
+
+def test_a_killed_evaluation_resumes_to_every_run_exactly_once(child):
+    start, ledger = child
+    process = start()
+    wait_for_lines(ledger, 1 + 45, process)
+    process.send_signal(signal.SIGKILL)
+    process.communicate()
+    recorded = ledger.read_bytes().count(b"\n") - 1
+    assert 45 <= recorded < N_TASKS * K, "the kill did not land part way"
+
+    resumed = start()
+    out, err = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, err
+    runs = pk.read_ledger(ledger).runs
+    assert len(runs) == N_TASKS * K
+    assert not runs.duplicated(["task", "run"]).any()
+    assert runs["passed"].to_numpy().reshape(N_TASKS, K).tolist() == OUTCOMES.tolist()
+    uninterrupted = evaluate(table_tasks(), K)
+    assert json.loads(out) == [uninterrupted.pass_at_1, uninterrupted.pass_pow_k]
+    assert uninterrupted.pass_pow_k == OUTCOMES.all(axis=1).mean()
+
+
+def test_ctrl_c_on_a_real_process_keeps_its_runs_and_prints_how_to_resume(child):
+    start, ledger = child
+    process = start()
+    wait_for_lines(ledger, 1 + 20, process)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode != 0
+    assert "KeyboardInterrupt" in err
+    recorded = len(pk.read_ledger(ledger).runs)
+    assert f"{recorded} of {N_TASKS * K} runs are recorded in the ledger" in err
+    assert "resume=True" in err
