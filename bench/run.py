@@ -5,6 +5,7 @@ from __future__ import annotations
 import platform
 
 import bench_estimators
+import bench_harness
 import bench_intervals
 import bench_io
 import bench_seeded
@@ -12,7 +13,7 @@ from timing import print_table
 
 import passk_lab
 
-MODULES = [bench_estimators, bench_intervals, bench_io, bench_seeded]
+MODULES = [bench_estimators, bench_harness, bench_intervals, bench_io, bench_seeded]
 
 
 def main() -> None:

@@ -26,6 +26,7 @@ class Row:
     seconds: float
     baseline: str
     baseline_seconds: float
+    note: str = ""
 
     @property
     def ratio(self) -> float:
@@ -40,4 +41,5 @@ def print_table(rows: list[Row]) -> None:
         print(
             f"{row.operation:<34}{row.size:>10}{row.seconds * 1e3:>9.2f}ms  "
             f"{row.baseline:<32}{row.baseline_seconds * 1e3:>9.2f}ms{row.ratio:>8.2f}x"
+            + (f"  {row.note}" if row.note else "")
         )

@@ -565,7 +565,9 @@ def tally(
         counted within each group.
     errors : {"fail", "exclude"}
         An errored or timed-out run counts as a failed run (``"fail"``, the
-        default) or is left out of ``n`` (``"exclude"``).
+        default) or is left out of ``n`` (``"exclude"``). An error of
+        ``error_kind`` ``"agent"`` (the agent's own exception) is a failed run
+        under both.
     threshold : float
         The reward a run needs to pass, when the table has ``reward`` and no
         ``passed`` (with a tolerance of 1e-6).

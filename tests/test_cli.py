@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from conftest import TAU_BENCH
 
+import passk_lab as pk
 from passk_lab import __version__, reliability_curve, simulate_coin
 from passk_lab.cli import main
 
@@ -170,3 +171,13 @@ def test_analyze_reports_k_beyond_the_runs_as_a_warning(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "warning: no estimate for k = 3" in captured.err
     assert captured.out.splitlines()[-1].split()[:3] == ["3", "NaN", "NaN"]
+
+
+def test_analyze_reads_a_ledger(tmp_path, capsys):
+    path = tmp_path / "ledger.jsonl"
+    result = pk.evaluate(pk.coin_tasks(0.85, 40, seed=42), k=5, ledger=path, model="coin")
+    assert main(["analyze", str(path), "--to", "csv"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#")
+    expected = reliability_curve(result.runs, rng=0)
+    assert table["pass_pow_k"].tolist() == pytest.approx(expected["pass_pow_k"].tolist())
+    assert table["pass_pow_k"].iloc[-1] == pytest.approx(0.45)

@@ -73,9 +73,19 @@ def test_read_detects_or_obeys_the_format_and_passes_options(tmp_path):
 def test_read_refuses_unknown_formats_and_options_of_another_format(tmp_path):
     path = tmp_path / "runs.json"
     path.write_text(json.dumps([{"task_id": 0, "trial": 0, "reward": 1.0, "info": {}}]))
-    refusal = r"unknown format 'csv': use auto, tau-bench, inspect, table"
+    refusal = r"unknown format 'csv': use auto, tau-bench, inspect, table, ledger"
     with pytest.raises(ValueError, match=refusal):
         read(path, format="csv")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"not an option for tau-bench files: scorer, threshold"):
         read(path, scorer="match", threshold=0.5)
-    assert FORMATS == ("tau-bench", "inspect", "table")
+    assert FORMATS == ("tau-bench", "inspect", "table", "ledger")
+
+
+def test_a_ledger_is_told_from_its_header_and_read_as_its_runs(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    result = pk.evaluate(pk.coin_tasks(0.85, 40, seed=42), k=5, ledger=path)
+    assert detect_format(path) == "ledger"
+    pd.testing.assert_frame_equal(read(path), result.runs)
+    table = tmp_path / "runs.jsonl"
+    result.runs.drop(columns="started_at").to_json(table, orient="records", lines=True)
+    assert detect_format(table) == "table"

@@ -7,20 +7,26 @@ from typing import Any, Literal, TypeAlias, get_args
 
 import pandas as pd
 
+import json
+
 from passk_lab.io.inspect_logs import read_inspect_log
 from passk_lab.io.tables import TABLE_SUFFIXES, read_runs
 from passk_lab.io.tau_bench import read_tau_bench
+from passk_lab.ledger import FORMAT as LEDGER_FORMAT
+from passk_lab.ledger import read_ledger
 
 __all__ = ["FORMATS", "Format", "detect_format", "read"]
 
-Format: TypeAlias = Literal["tau-bench", "inspect", "table"]
+Format: TypeAlias = Literal["tau-bench", "inspect", "table", "ledger"]
 FORMATS: tuple[str, ...] = get_args(Format)
-"""The formats :func:`read` knows: tau-bench results, Inspect AI logs, a runs table."""
+"""The formats :func:`read` knows: tau-bench results, Inspect AI logs, a runs table, and the
+ledger :func:`passk_lab.evaluate` writes."""
 
 _OPTIONS: dict[str, tuple[str, ...]] = {
     "tau-bench": ("model", "domain"),
     "inspect": ("scorer", "threshold"),
     "table": ("task", "run", "passed", "reward", "threshold", "by"),
+    "ledger": (),
 }
 
 
@@ -28,7 +34,8 @@ def detect_format(path: str | Path) -> Format:
     """Tell which format a results file (or directory) is in.
 
     ``.csv``, ``.jsonl``, ``.ndjson``, ``.parquet`` and ``.pq`` are runs
-    tables and ``.eval`` is an Inspect log. A ``.json`` file is told by its
+    tables (or a ledger, for JSON Lines whose first line is a ledger's
+    header) and ``.eval`` is an Inspect log. A ``.json`` file is told by its
     first character: tau-bench writes a list (``[``), Inspect an object
     (``{``). A directory is an Inspect log directory when it holds ``.eval``
     logs, and otherwise takes the format of its first ``.json`` file.
@@ -74,6 +81,8 @@ def detect_format(path: str | Path) -> Format:
             )
         return detect_format(first)
     suffix = source.suffix.lower()
+    if suffix in (".jsonl", ".ndjson") and _is_ledger(source):
+        return "ledger"
     if suffix in TABLE_SUFFIXES:
         return "table"
     if suffix == ".eval":
@@ -91,6 +100,16 @@ def detect_format(path: str | Path) -> Format:
     )
 
 
+def _is_ledger(path: Path) -> bool:
+    with path.open(encoding="utf-8", errors="replace") as text:
+        first = text.readline()
+    try:
+        header = json.loads(first)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(header, dict) and header.get("format") == LEDGER_FORMAT
+
+
 def read(
     path: str | Path, *, format: Format | Literal["auto"] = "auto", **options: Any
 ) -> pd.DataFrame:
@@ -100,11 +119,12 @@ def read(
     ----------
     path : str or pathlib.Path
         A results file or directory.
-    format : {"auto", "tau-bench", "inspect", "table"}
+    format : {"auto", "tau-bench", "inspect", "table", "ledger"}
         ``"auto"`` (the default) uses :func:`detect_format`.
     **options
         Passed to the reader: :func:`~passk_lab.io.read_tau_bench`,
-        :func:`~passk_lab.io.read_inspect_log` or :func:`~passk_lab.io.read_runs`.
+        :func:`~passk_lab.io.read_inspect_log` or :func:`~passk_lab.io.read_runs`
+        (a ledger, read by :func:`passk_lab.read_ledger`, takes none).
 
     Returns
     -------
@@ -142,4 +162,6 @@ def read(
         return read_tau_bench(path, **options)
     if kind == "inspect":
         return read_inspect_log(path, **options)
+    if kind == "ledger":
+        return read_ledger(path).runs
     return read_runs(path, **options)
