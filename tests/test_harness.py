@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import signal
 import threading
 import time
 
@@ -606,3 +607,36 @@ def test_progress_shows_a_bar_with_the_running_pass_at_1(capsys):
     err = capsys.readouterr().err
     assert "4/4" in err
     assert "pass@1=0.750" in err
+
+
+def test_ctrl_c_in_a_notebook_stops_the_evaluation_running_in_its_worker_thread(tmp_path):
+    """In Jupyter, evaluate runs its loop in a worker thread while Ctrl-C raises in the main
+    thread; the worker's evaluation must stop too, not run on unseen."""
+    path = tmp_path / "ledger.jsonl"
+    started = []
+
+    async def run() -> bool:
+        started.append(True)
+        await asyncio.sleep(0.02)
+        return True
+
+    def interrupt_when_recorded(runs: int) -> None:
+        while not path.exists() or len(path.read_text().splitlines()) < 1 + runs:
+            time.sleep(0.005)
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+    async def cell() -> EvalResult:  # a notebook cell: a loop is running in this thread
+        return evaluate([Task(run=run) for _ in range(50)], k=2, ledger=path)
+
+    threading.Thread(target=interrupt_when_recorded, args=(5,), daemon=True).start()
+    loop = asyncio.new_event_loop()  # no SIGINT handler of its own, as in a Jupyter kernel
+    try:
+        with pytest.raises(KeyboardInterrupt) as stop:
+            loop.run_until_complete(cell())
+    finally:
+        loop.close()
+    recorded = len(pk.read_ledger(path).runs)
+    assert f"{recorded} of 100 runs are recorded" in stop.value.__notes__[0]
+    time.sleep(0.1)
+    assert len(pk.read_ledger(path).runs) == recorded < 100, "the evaluation ran on"
+    assert len(started) <= recorded + 1

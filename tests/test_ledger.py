@@ -354,5 +354,6 @@ def test_ctrl_c_on_a_real_process_keeps_its_runs_and_prints_how_to_resume(child)
     assert process.returncode != 0
     assert "KeyboardInterrupt" in err
     recorded = len(pk.read_ledger(ledger).runs)
+    assert recorded < N_TASKS * K, "Ctrl-C did not stop the evaluation"
     assert f"{recorded} of {N_TASKS * K} runs are recorded in the ledger" in err
     assert "resume=True" in err
