@@ -337,10 +337,10 @@ async def _run_once(task: Task[Any], task_id: Hashable, run: int, plan: _Plan) -
     attempts = 1
     while True:
         try:
-            passed = bool(task.passes(await _outcome(task, ms, plan)))
+            passed, error = bool(task.passes(await _outcome(task, ms, plan))), None
         except Exception as exc:  # a failed run, never a failed evaluation
-            infrastructure = isinstance(exc, plan.infrastructure)
-            if infrastructure and attempts <= plan.retries:
+            passed, error = False, exc
+            if isinstance(exc, plan.infrastructure) and attempts <= plan.retries:
                 delay = plan.backoff_s * 2 ** (attempts - 1)
                 left_s = limit_s - (time.perf_counter() - started)
                 if delay < left_s:  # retries share the run's time limit
@@ -348,32 +348,25 @@ async def _run_once(task: Task[Any], task_id: Hashable, run: int, plan: _Plan) -
                     attempts += 1
                     ms = None if ms is None else max(1, math.floor((left_s - delay) * 1000))
                     continue
-            timed_out = isinstance(exc, TimeoutError)
-            kind = "infrastructure" if infrastructure else "timeout" if timed_out else "agent"
-            return _ledger.RunRecord(
-                task_id,
-                run,
-                False,
-                type(exc).__name__,
-                str(exc) or None,
-                kind,
-                timed_out,
-                attempts,
-                started_us,
-                time.perf_counter() - started,
-            )
-        return _ledger.RunRecord(
-            task_id,
-            run,
-            passed,
-            None,
-            None,
-            None,
-            False,
-            attempts,
-            started_us,
-            time.perf_counter() - started,
-        )
+        break
+    timed_out = isinstance(error, TimeoutError)
+    kind = None
+    if isinstance(error, plan.infrastructure):
+        kind = "infrastructure"
+    elif error is not None:
+        kind = "timeout" if timed_out else "agent"
+    return _ledger.RunRecord(
+        task=task_id,
+        run=run,
+        passed=passed,
+        error_type=None if error is None else type(error).__name__,
+        error_message=None if error is None else str(error) or None,
+        error_kind=kind,
+        timed_out=timed_out,
+        attempts=attempts,
+        started_at_us=started_us,
+        duration_s=time.perf_counter() - started,
+    )
 
 
 class _Session:
@@ -444,14 +437,16 @@ class _Session:
 
 @dataclass(frozen=True)
 class _RecordOptions:
-    ledger: str | os.PathLike[str] | None = None
-    resume: bool = False
-    model: str | None = None
-    seed: int | None = None
-    metadata: Mapping[str, Any] | None = None
-    timeout_ms: float | None = None
-    run_timeout_ms: float | None = None
-    progress: bool = False
+    """What evaluate records and shows, beside what it runs (the plan)."""
+
+    ledger: str | os.PathLike[str] | None
+    resume: bool
+    model: str | None
+    seed: int | None
+    metadata: Mapping[str, Any] | None
+    timeout_ms: float | None
+    run_timeout_ms: float | None
+    progress: bool
 
 
 async def _execute(session: _Session) -> EvalResult:

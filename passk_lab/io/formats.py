@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Literal, TypeAlias, get_args
 
 import pandas as pd
-
-import json
 
 from passk_lab.io.inspect_logs import read_inspect_log
 from passk_lab.io.tables import TABLE_SUFFIXES, read_runs
