@@ -575,23 +575,7 @@ async def evaluate_async(
     >>> asyncio.run(evaluate_async([Task(run=answer)], k=2)).pass_at_1
     1.0
     """
-    session = _prepare(
-        tasks,
-        k,
-        timeout_ms=timeout_ms,
-        run_timeout_ms=run_timeout_ms,
-        guard=guard,
-        concurrency=concurrency,
-        ledger=ledger,
-        resume=resume,
-        model=model,
-        seed=seed,
-        metadata=metadata,
-        infrastructure=infrastructure,
-        retries=retries,
-        backoff_s=backoff_s,
-        progress=progress,
-    )
+    session = _prepare(**locals())  # every argument, checked
     try:
         return await _execute(session)
     except (KeyboardInterrupt, asyncio.CancelledError) as stop:
@@ -737,23 +721,7 @@ def evaluate(
     >>> result.runs["task"].iloc[[0, -1]].tolist(), result.header["model"]
     (['task-0', 'task-9'], 'always-right')
     """
-    session = _prepare(
-        tasks,
-        k,
-        timeout_ms=timeout_ms,
-        run_timeout_ms=run_timeout_ms,
-        guard=guard,
-        concurrency=concurrency,
-        ledger=ledger,
-        resume=resume,
-        model=model,
-        seed=seed,
-        metadata=metadata,
-        infrastructure=infrastructure,
-        retries=retries,
-        backoff_s=backoff_s,
-        progress=progress,
-    )
+    session = _prepare(**locals())  # every argument, checked
     try:
         return _run_to_end(session)
     except KeyboardInterrupt as stop:

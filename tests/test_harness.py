@@ -135,7 +135,8 @@ def test_result_is_frozen():
 # --- time limits ---------------------------------------------------------------------------
 
 
-def test_a_hung_plain_function_fails_without_holding_up_the_evaluation():
+@pytest.mark.parametrize("concurrency", [1, 2])
+def test_a_hung_plain_function_does_not_hold_the_evaluation_past_its_budget(concurrency):
     release = threading.Event()
 
     def hangs() -> bool:
@@ -144,16 +145,21 @@ def test_a_hung_plain_function_fails_without_holding_up_the_evaluation():
 
     tasks = [Task(run=hangs), Task(run=lambda: True)]
     started = time.perf_counter()
-    result = evaluate(tasks, k=2, timeout_ms=400)  # 100 ms per run
+    result = evaluate(tasks, k=2, timeout_ms=400, concurrency=concurrency)  # 100 ms per run
     elapsed = time.perf_counter() - started
     release.set()
-    assert elapsed < 30, "the evaluation waited for a hung run"
+    # The budget is 0.4 s and the hang 60 s; the slack is for a busy machine.
+    assert elapsed < 0.4 + 2.0, f"the evaluation took {elapsed:.1f} s, past its budget"
     assert result.runs["passed"].tolist() == [False, False, True, True]
     assert result.runs["timed_out"].tolist() == [True, True, False, False]
+    assert (
+        result.runs["error_kind"].astype(object).fillna("").tolist() == ["timeout"] * 2 + [""] * 2
+    )
     assert result.runs["error"].iloc[0].startswith("TimeoutError")
 
 
-def test_a_slow_async_run_is_cancelled():
+@pytest.mark.parametrize("limit", [{"timeout_ms": 400}, {"run_timeout_ms": 100}])
+def test_a_slow_async_run_is_cancelled(limit):
     cancelled = []
 
     async def slow() -> bool:
@@ -164,10 +170,14 @@ def test_a_slow_async_run_is_cancelled():
             raise
         return True
 
-    result = evaluate([Task(run=slow)], k=3, timeout_ms=300)
-    assert result.runs["timed_out"].tolist() == [True, True, True]
-    assert cancelled == [True, True, True]
-    assert result.pass_at_1 == 0.0
+    async def quick() -> bool:
+        return True
+
+    result = evaluate([Task(run=slow), Task(run=quick)], k=2, **limit)  # 100 ms per run
+    assert result.runs["timed_out"].tolist() == [True, True, False, False]
+    assert cancelled == [True, True]
+    assert result.runs.loc[:1, "duration_s"].between(0.05, 5).all()
+    assert result.pass_at_1 == 0.5
 
 
 def test_budget_is_spread_over_runs_with_a_floor_of_one_ms():
@@ -374,44 +384,7 @@ def test_concurrent_rows_are_in_task_then_run_order_whatever_order_runs_finish_i
     assert result.pass_pow_k == (wins == 5).mean()
 
 
-def test_a_sync_hang_does_not_hold_a_concurrent_evaluation_past_its_budget():
-    release = threading.Event()
-
-    def hangs() -> bool:
-        release.wait(60)
-        return True
-
-    started = time.perf_counter()
-    result = evaluate([Task(run=hangs) for _ in range(4)], k=2, timeout_ms=800, concurrency=2)
-    elapsed = time.perf_counter() - started
-    release.set()
-    # 8 runs of 100 ms, two at a time: 0.4 s; the budget is 0.8 s, and the hang 60 s.
-    assert elapsed < 0.8 + 2.0, f"the evaluation took {elapsed:.1f} s, past its budget"
-    assert result.runs["timed_out"].all()
-    assert result.runs["error_kind"].eq("timeout").all()
-
-
 # --- per-run time limits -------------------------------------------------------------------
-
-
-def test_a_per_run_limit_cancels_a_slow_async_run():
-    cancelled = []
-
-    async def slow() -> bool:
-        try:
-            await asyncio.sleep(60)
-        except asyncio.CancelledError:
-            cancelled.append(True)
-            raise
-        return True
-
-    async def quick() -> bool:
-        return True
-
-    result = evaluate([Task(run=slow), Task(run=quick)], k=2, run_timeout_ms=100)
-    assert result.runs["timed_out"].tolist() == [True, True, False, False]
-    assert cancelled == [True, True]
-    assert result.runs.loc[:1, "duration_s"].between(0.05, 5).all()
 
 
 def test_a_run_gets_the_smaller_of_the_per_run_limit_and_its_share_of_the_budget():
