@@ -1,8 +1,13 @@
-"""Run every benchmark and print one table; ratios compare timings taken in the same run."""
+"""Run the benchmarks and print one table; ratios compare timings taken in the same run.
+
+``python bench/run.py`` runs them all; ``python bench/run.py harness io`` runs only
+``bench_harness`` and ``bench_io``.
+"""
 
 from __future__ import annotations
 
 import platform
+import sys
 
 import bench_estimators
 import bench_harness
@@ -13,16 +18,22 @@ from timing import print_table
 
 import passk_lab
 
-MODULES = [bench_estimators, bench_harness, bench_intervals, bench_io, bench_seeded]
+MODULES = {
+    module.__name__.removeprefix("bench_"): module
+    for module in (bench_estimators, bench_harness, bench_intervals, bench_io, bench_seeded)
+}
 
 
-def main() -> None:
+def main(names: list[str]) -> None:
+    unknown = sorted(set(names) - set(MODULES))
+    if unknown:
+        sys.exit(f"no benchmark named {', '.join(unknown)}; choose from {', '.join(MODULES)}")
     print(
         f"passk_lab {passk_lab.__version__}, Python {platform.python_version()}, "
         f"{platform.machine()}, {platform.processor() or 'unknown processor'}"
     )
-    print_table([row for module in MODULES for row in module.rows()])
+    print_table([row for name in names or MODULES for row in MODULES[name].rows()])
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
