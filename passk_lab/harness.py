@@ -458,11 +458,11 @@ async def _execute(session: _Session) -> EvalResult:
     )
 
     async def worker() -> None:
+        current = asyncio.current_task()
         for i, run in todo:  # one shared iterator: each run goes to one worker
             record = await _run_once(plan.tasks[i], plan.ids[i], run, plan)
             done[i, run] = record
             session.record(record)
-            current = asyncio.current_task()
             if current is not None and current.cancelling():  # Ctrl-C during a plain run
                 raise asyncio.CancelledError
 
