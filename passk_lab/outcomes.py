@@ -90,7 +90,18 @@ def _by_columns(by: By) -> tuple[str, ...]:
     return names
 
 
+def is_dask_frame(data: object) -> bool:
+    """Whether `data` is a Dask DataFrame (told without importing Dask)."""
+    kind = type(data)
+    return kind.__module__.startswith("dask.") and kind.__name__ == "DataFrame"
+
+
 def _frame(runs: object, what: str = "runs") -> pd.DataFrame:
+    if is_dask_frame(runs):
+        raise TypeError(
+            f"{what} is a Dask DataFrame, and this needs every run in memory: pass "
+            f"{what}.compute(), or use tally and the estimators, which take a Dask DataFrame"
+        )
     if not isinstance(runs, pd.DataFrame):
         raise TypeError(
             f"{what} must be a pandas DataFrame with columns task, run and passed (or reward), "
@@ -289,6 +300,14 @@ class _Units:
         return counts.astype(np.int64)
 
 
+def missing_key(name: str, rows: int) -> ValueError:
+    """Return the error for a task (or group) column missing in `rows` rows."""
+    return ValueError(
+        f"{name} is missing in {rows} row(s); every run needs a {name}: fill or drop those rows "
+        f"deliberately"
+    )
+
+
 def _units(runs: pd.DataFrame, keys: Sequence[str]) -> _Units:
     codes = [_key_codes(runs[name]) for name in keys]
     n_rows = len(runs)
@@ -299,10 +318,7 @@ def _units(runs: pd.DataFrame, keys: Sequence[str]) -> _Units:
     heads = [values[starts] for values in codes]
     for name, values in zip(keys, heads, strict=True):
         if (values < 0).any() and runs[name].isna().any():
-            raise ValueError(
-                f"{name} is missing in {int(runs[name].isna().sum())} row(s); every run needs "
-                f"a {name}: fill or drop those rows deliberately"
-            )
+            raise missing_key(name, int(runs[name].isna().sum()))
     # Factorize only the first row of every run of equal keys: a table in task order has
     # one such row per task, so this hashes tasks, not runs.
     segment, _ = pd.factorize(heads[0])
@@ -341,11 +357,16 @@ def _check_unique_runs(runs: pd.DataFrame, keys: Sequence[str], units: _Units, r
         duplicate_unit, duplicate_run = int(unit[row]), int(run[row])
         times = int(np.sum((unit == duplicate_unit) & (run == duplicate_run)))
     head = int(units.starts[duplicate_unit])
-    where = ", ".join(f"{name}={label(runs[name].iloc[head])!r}" for name in keys)
-    raise ValueError(
-        f"run {duplicate_run} of {where} appears {times} times; each ({', '.join(keys)}, run) "
+    raise repeated_run(keys, [runs[name].iloc[head] for name in keys], duplicate_run, times)
+
+
+def repeated_run(keys: Sequence[str], values: Sequence[object], run: int, times: int) -> ValueError:
+    """Return the error for a run that appears `times` times in one task (and group)."""
+    where = ", ".join(f"{name}={label(value)!r}" for name, value in zip(keys, values, strict=True))
+    return ValueError(
+        f"run {run} of {where} appears {times} times; each ({', '.join(keys)}, run) "
         f"must be unique. Drop the rows if they are copies, or renumber the runs if they are "
-        f"distinct: runs['run'] = runs.groupby({keys!r}).cumcount()"
+        f"distinct: runs['run'] = runs.groupby({list(keys)!r}).cumcount()"
     )
 
 
@@ -400,7 +421,8 @@ class _Checked:
     keys: list[str]
 
 
-def _check_runs(runs: pd.DataFrame, by: tuple[str, ...], threshold: float) -> _Checked:
+def require_runs_columns(runs: pd.DataFrame, by: tuple[str, ...]) -> None:
+    """Refuse a runs table without task, run, the `by` columns, and passed or reward."""
     _require(
         runs,
         ["task", "run", *by],
@@ -413,6 +435,20 @@ def _check_runs(runs: pd.DataFrame, by: tuple[str, ...], threshold: float) -> _C
             f"(it has {list(map(str, runs.columns))}); "
             f"give passed (bool) or reward (a number, with a threshold)"
         )
+
+
+def warn_passed_and_errored(count: int, stacklevel: int) -> None:
+    """Warn that `count` runs marked passed errored too, and so count as failed (or left out)."""
+    warnings.warn(
+        f"{count} run(s) are marked passed but also errored or timed out; "
+        f"they count as failed runs (errors='fail') or are left out (errors='exclude')",
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
+def _check_runs(runs: pd.DataFrame, by: tuple[str, ...], threshold: float) -> _Checked:
+    require_runs_columns(runs, by)
     passed = _passed(runs, threshold)
     run = _run_index(runs)
     errored = _errored(runs)
@@ -422,12 +458,7 @@ def _check_runs(runs: pd.DataFrame, by: tuple[str, ...], threshold: float) -> _C
     if errored is not None:
         lucky = passed & errored
         if lucky.any():
-            warnings.warn(
-                f"{int(lucky.sum())} run(s) are marked passed but also errored or timed out; "
-                f"they count as failed runs (errors='fail') or are left out (errors='exclude')",
-                UserWarning,
-                stacklevel=5,
-            )
+            warn_passed_and_errored(int(lucky.sum()), stacklevel=5)
             passed = passed & ~errored
     return _Checked(passed=passed, run=run, errored=errored, units=units, keys=keys)
 
@@ -530,6 +561,10 @@ def as_tally(
     """Reduce runs, an outcome matrix or a tally to a :class:`Tally` (internal entry point)."""
     policy = _policy(errors)
     groups = _by_columns(by)
+    if is_dask_frame(data):
+        from passk_lab.dask_tally import tally_dask
+
+        return tally_dask(data, groups, policy, threshold)
     if isinstance(data, np.ndarray):
         return _tally_matrix(data, groups, policy)
     frame = _frame(data)

@@ -1,0 +1,123 @@
+"""The tally of a Dask DataFrame: per-task counts from a distributed group-by.
+
+A runs log larger than one machine's memory can stay a
+:class:`dask.dataframe.DataFrame`: :func:`passk_lab.tally`, and so every
+estimator, takes one. Each partition is checked by the rules a pandas table
+is checked by, a group-by counts runs and passes per (group..., task) where
+the data lives, and only that tally -- one row per task -- comes back. From
+there the estimators work on the (n, c) histogram as they always do, so the
+figures equal those of the same runs in pandas exactly.
+
+Dask is an optional dependency (``pip install 'passk-lab[dask]'``); this module
+is imported only when a Dask DataFrame is given.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+import numpy as np
+import pandas as pd
+
+from passk_lab.outcomes import (
+    ErrorPolicy,
+    Tally,
+    _errored,
+    _passed,
+    _run_index,
+    _tally_frame,
+    missing_key,
+    repeated_run,
+    require_runs_columns,
+    warn_passed_and_errored,
+)
+
+__all__ = ["tally_dask"]
+
+ROW_BITS = 40
+"""A row's position is its partition number shifted by this, plus its place in the partition."""
+
+_COUNTED = {"run": "int64", "passed": "bool", "errored": "bool", "lucky": "bool", "row": "int64"}
+
+
+def _verdicts(
+    part: pd.DataFrame,
+    keys: list[str],
+    threshold: float,
+    partition_info: dict[str, Any] | None = None,
+) -> pd.DataFrame:
+    """Check one partition and return its keys, run, verdict, error flags and row position."""
+    frame = part[keys].reset_index(drop=True)
+    if part.empty:
+        return frame.assign(**{name: np.zeros(0, dtype) for name, dtype in _COUNTED.items()})
+    for name in keys:
+        missing = int(frame[name].isna().sum())
+        if missing:
+            raise missing_key(name, missing)
+    passed = _passed(part, threshold)
+    errored = _errored(part)
+    if errored is None:
+        errored = np.zeros(len(part), dtype=np.bool_)
+    number = 0 if partition_info is None else int(partition_info["number"])
+    return frame.assign(
+        run=_run_index(part),
+        passed=passed & ~errored,
+        errored=errored,
+        lucky=passed & errored,
+        row=(number << ROW_BITS) + np.arange(len(part), dtype=np.int64),
+    )
+
+
+def tally_dask(runs: Any, by: tuple[str, ...], errors: ErrorPolicy, threshold: float) -> Tally:
+    """Tally a Dask runs table (or collect a Dask tally) with the rules of a pandas one.
+
+    Tasks come in order of first appearance, as from a pandas table; the runs
+    stay where they are and one row per task is brought back.
+    """
+    from dask.base import compute
+
+    if "n" in runs.columns and "c" in runs.columns and "passed" not in runs.columns:
+        return _tally_frame(runs.compute(), by, errors)
+    require_runs_columns(runs, by)
+    keys = [*by, "task"]
+    meta = {name: runs.dtypes[name] for name in keys} | _COUNTED
+    rows = runs.map_partitions(_verdicts, keys, threshold, meta=meta)
+    grouped = rows.groupby(keys, sort=False, observed=True, dropna=False)
+    counted = grouped.agg(
+        n=("run", "count"),
+        c=("passed", "sum"),
+        n_errors=("errored", "sum"),
+        lucky=("lucky", "sum"),
+        first=("row", "min"),
+    )
+    # one pass over the runs for both; dask.compute carries no annotations
+    counts, distinct = compute(counted, grouped["run"].nunique())  # type: ignore[no-untyped-call]
+    counts = counts.sort_values("first", kind="stable")
+    repeated = np.flatnonzero(counts["n"].to_numpy() != distinct.reindex(counts.index).to_numpy())
+    labels = counts.index.to_frame(index=False)
+    if len(repeated):
+        _raise_repeated(runs, keys, labels.iloc[int(repeated[0])].tolist())
+    lucky = int(counts["lucky"].sum())
+    if lucky:
+        warn_passed_and_errored(lucky, stacklevel=4)
+    recorded = "error" in runs.columns or "timed_out" in runs.columns
+    summary = Tally(
+        labels=labels,
+        n=counts["n"].to_numpy(dtype=np.int64),
+        c=counts["c"].to_numpy(dtype=np.int64),
+        n_errors=counts["n_errors"].to_numpy(dtype=np.int64) if recorded else None,
+        by=by,
+        errors="fail",
+    )
+    return summary.without_errors() if errors == "exclude" else summary
+
+
+def _raise_repeated(runs: Any, keys: list[str], values: list[object]) -> NoReturn:
+    """Fetch the runs of the one task with a repeated run, and name the run in the error."""
+    mask = None
+    for name, value in zip(keys, values, strict=True):
+        equal = runs[name] == value
+        mask = equal if mask is None else mask & equal
+    counts = runs[mask]["run"].compute().value_counts()
+    times = counts[counts > 1].sort_index()
+    raise repeated_run(keys, values, int(times.index[0]), int(times.iloc[0]))
