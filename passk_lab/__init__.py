@@ -33,6 +33,7 @@ from passk_lab.heterogeneity import BetaBinomialFit, fit_betabinom, success_coun
 from passk_lab.intervals import ConfidenceInterval, PassAt1Error, binomial_ci, pass_at_1_se
 from passk_lab.ledger import ERROR_KINDS, Ledger, read_ledger
 from passk_lab.outcomes import (
+    compact_runs,
     outcome_matrix,
     passed_from_reward,
     per_run,
@@ -65,6 +66,7 @@ __all__ = [
     "analytic_pow_k",
     "binomial_ci",
     "coin_tasks",
+    "compact_runs",
     "compare",
     "error_sensitivity",
     "evaluate",

@@ -30,7 +30,7 @@ The rules, applied the same way everywhere:
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, TypeAlias
 
@@ -40,6 +40,7 @@ import pandas as pd
 
 __all__ = [
     "ErrorPolicy",
+    "compact_runs",
     "outcome_matrix",
     "passed_from_reward",
     "per_run",
@@ -737,6 +738,69 @@ def runs_from_matrix(matrix: pd.DataFrame) -> pd.DataFrame:
     frame["run"] = frame["run"].astype(np.int64)
     frame["passed"] = frame["passed"].astype(np.bool_)
     return frame
+
+
+def compact_runs(runs: pd.DataFrame) -> pd.DataFrame:
+    """Return a runs table stored compactly: categorical ids and text, the smallest integers.
+
+    Every value stays what it was, so every tally and estimate of the result
+    equals that of `runs`; only the storage shrinks. A log of string task ids
+    with a few distinct errors takes about 3 bytes a run instead of the tens a
+    table of Python objects takes (see ``bench/README.md``).
+
+    Parameters
+    ----------
+    runs : DataFrame
+        A runs table (``task``, ``run``, ``passed`` or ``reward``, any other
+        columns).
+
+    Returns
+    -------
+    DataFrame
+        A copy where ``task`` and every text or object column (``error``,
+        ``model``, ...) is categorical, every integer column (``run``,
+        ``attempts``) has the smallest integer dtype that holds its values,
+        and a ``passed`` of 0/1 or objects is bool. Floats are kept: a reward
+        rounded to float32 could cross its pass threshold.
+
+    Raises
+    ------
+    ValueError
+        If a required column is missing, or ``run`` or ``passed`` holds values
+        a runs table cannot (as :func:`tally` refuses them).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({
+    ...     "task": ["t-01", "t-01", "t-02", "t-02"], "run": [0, 1, 0, 1],
+    ...     "passed": [True, False, True, True], "error": [None, "Timeout", None, None],
+    ... })
+    >>> compact_runs(runs).dtypes
+    task      category
+    run           int8
+    passed        bool
+    error     category
+    dtype: object
+    >>> tally(compact_runs(runs))["c"].tolist() == tally(runs)["c"].tolist()
+    True
+    """
+    frame = _frame(runs)
+    require_runs_columns(frame, ())
+    columns: dict[Hashable, object] = {}
+    for name, column in frame.items():
+        dtype = column.dtype
+        if name == "passed":
+            columns[name] = _passed(frame, 1.0)
+        elif name == "run":
+            columns[name] = pd.to_numeric(_run_index(frame), downcast="integer")
+        elif name == "task" or pd.api.types.is_string_dtype(dtype) or dtype.kind == "O":
+            columns[name] = column.astype("category")
+        elif pd.api.types.is_integer_dtype(dtype):
+            columns[name] = pd.to_numeric(column, downcast="integer")
+        else:
+            columns[name] = column
+    return pd.DataFrame(columns, index=frame.index)
 
 
 def per_run(runs: pd.DataFrame, by: By = None, *, threshold: float = 1.0) -> pd.DataFrame:

@@ -266,3 +266,47 @@ def test_task_consistency_counts_tasks_with_two_or_more_runs():
     )
     got = pk.task_consistency(runs).iloc[0]
     assert got[["n_tasks", "always_pass", "always_fail", "mixed"]].tolist() == [3, 1, 1, 1]
+
+
+# --- compact storage ------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(runs_tables(groups=True, errors=True), st.sampled_from(["fail", "exclude"]))
+def test_compact_runs_keep_every_tally_and_estimate(runs, errors):
+    runs.loc[runs["error"].notna(), "passed"] = False  # an errored run did not pass
+    compact = pk.compact_runs(runs)
+    assert compact["task"].dtype == "category"
+    assert compact["model"].dtype == "category"
+    assert compact["run"].dtype == np.int8
+    counted = pk.tally(compact, by="model", errors=errors)
+    expected = pk.tally(runs, by="model", errors=errors)
+    pd.testing.assert_frame_equal(
+        counted.astype({"task": np.int64, "model": runs["model"].dtype}), expected
+    )
+    pd.testing.assert_frame_equal(
+        pk.reliability_curve(compact, by="model", errors=errors, rng=0).drop(columns="model"),
+        pk.reliability_curve(runs, by="model", errors=errors, rng=0).drop(columns="model"),
+    )
+
+
+def test_compact_runs_shrink_a_table_of_text_ids_and_keep_its_values():
+    runs = pk.simulate_coin(tasks=500, k=8)
+    runs = runs.assign(
+        task=runs["task"].map("task-{:04d}".format).astype(object),
+        error=np.where(runs["passed"], None, "AssertionError: wrong answer"),
+        reward=runs["passed"].astype(float),
+    )
+    compact = pk.compact_runs(runs)
+    before, after = runs.memory_usage(deep=True), compact.memory_usage(deep=True)
+    assert (after[["task", "run", "error"]] < before[["task", "run", "error"]]).all()
+    assert compact["reward"].dtype == np.float64  # floats are never rounded
+    pd.testing.assert_frame_equal(compact.astype(runs.dtypes.to_dict()), runs)
+
+
+def test_compact_runs_refuse_what_tally_refuses():
+    runs = pd.DataFrame({"task": ["a", "a"], "run": [0, -1], "passed": [True, False]})
+    with pytest.raises(ValueError, match="run must be >= 0"):
+        pk.compact_runs(runs)
+    with pytest.raises(ValueError, match="neither a passed nor a reward"):
+        pk.compact_runs(runs.drop(columns="passed"))
