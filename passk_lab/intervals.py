@@ -205,8 +205,11 @@ def weighted_means(weights: npt.NDArray[np.int64], values: Floats) -> Floats:
     cells x columns, NaN where a cell is not counted for a column.
     """
     counted = np.isfinite(values)
-    totals = weights @ np.where(counted, values, 0.0)
-    tasks = weights @ counted.astype(np.float64)
+    # one float product for the sums and the counts: cheaper than two, or than int @ float
+    both = np.asarray(weights, dtype=np.float64) @ np.hstack(
+        [np.where(counted, values, 0.0), counted]
+    )
+    totals, tasks = both[:, : values.shape[1]], both[:, values.shape[1] :]
     means: Floats = np.divide(totals, tasks, out=np.full(totals.shape, np.nan), where=tasks > 0)
     return means
 
