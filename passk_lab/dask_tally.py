@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, NoReturn
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from passk_lab.outcomes import (
@@ -37,7 +38,17 @@ __all__ = ["tally_dask"]
 ROW_BITS = 40
 """A row's position is its partition number shifted by this, plus its place in the partition."""
 
-_COUNTED = {"run": "int64", "passed": "bool", "errored": "bool", "lucky": "bool", "row": "int64"}
+WORD_BITS = 32
+"""Runs are marked as bits of words this wide: run r is bit ``r % 32`` of word ``r // 32``."""
+
+_COUNTED = {
+    "word": "int64",
+    "bit": "int64",
+    "passed": "bool",
+    "errored": "bool",
+    "lucky": "bool",
+    "row": "int64",
+}
 
 
 def _verdicts(
@@ -46,7 +57,7 @@ def _verdicts(
     threshold: float,
     partition_info: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
-    """Check one partition and return its keys, run, verdict, error flags and row position."""
+    """Check one partition: its keys, each run as a bit of a word, the verdicts, the position."""
     frame = part[keys].reset_index(drop=True)
     if part.empty:
         return frame.assign(**{name: np.zeros(0, dtype) for name, dtype in _COUNTED.items()})
@@ -58,9 +69,11 @@ def _verdicts(
     errored = _errored(part)
     if errored is None:
         errored = np.zeros(len(part), dtype=np.bool_)
+    run = _run_index(part)
     number = 0 if partition_info is None else int(partition_info["number"])
     return frame.assign(
-        run=_run_index(part),
+        word=run // WORD_BITS,
+        bit=np.left_shift(1, run % WORD_BITS),
         passed=passed & ~errored,
         errored=errored,
         lucky=passed & errored,
@@ -68,41 +81,60 @@ def _verdicts(
     )
 
 
+def _bits_set(words: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """How many bits of each (non-negative) int64 are set."""
+    bits = np.unpackbits(words.astype("<i8").view(np.uint8)).reshape(len(words), 64)
+    counts: npt.NDArray[np.int64] = bits.sum(axis=1, dtype=np.int64)
+    return counts
+
+
 def tally_dask(runs: Any, by: tuple[str, ...], errors: ErrorPolicy, threshold: float) -> Tally:
     """Tally a Dask runs table (or collect a Dask tally) with the rules of a pandas one.
 
     Tasks come in order of first appearance, as from a pandas table; the runs
-    stay where they are and one row per task is brought back.
-    """
-    from dask.base import compute
+    stay where they are and one row per task (and word of 32 runs) comes back.
 
+    Notes
+    -----
+    A repeated run is found without moving runs between workers: within a
+    task, the runs of one word are distinct powers of two exactly when their
+    sum has as many bits set as there are runs (adding two equal bits carries,
+    and a carry never adds a bit), so one group-by sum settles it.
+    """
     if "n" in runs.columns and "c" in runs.columns and "passed" not in runs.columns:
         return _tally_frame(runs.compute(), by, errors)
     require_runs_columns(runs, by)
     keys = [*by, "task"]
     meta = {name: runs.dtypes[name] for name in keys} | _COUNTED
     rows = runs.map_partitions(_verdicts, keys, threshold, meta=meta)
-    grouped = rows.groupby(keys, sort=False, observed=True, dropna=False)
-    counted = grouped.agg(
-        n=("run", "count"),
-        c=("passed", "sum"),
-        n_errors=("errored", "sum"),
-        lucky=("lucky", "sum"),
-        first=("row", "min"),
+    words = (
+        rows.groupby([*keys, "word"], sort=False, observed=True, dropna=False)
+        .agg(
+            n=("bit", "count"),
+            bits=("bit", "sum"),
+            c=("passed", "sum"),
+            n_errors=("errored", "sum"),
+            lucky=("lucky", "sum"),
+            first=("row", "min"),
+        )
+        .compute()
     )
-    # one pass over the runs for both; dask.compute carries no annotations
-    counts, distinct = compute(counted, grouped["run"].nunique())  # type: ignore[no-untyped-call]
-    counts = counts.sort_values("first", kind="stable")
-    repeated = np.flatnonzero(counts["n"].to_numpy() != distinct.reindex(counts.index).to_numpy())
-    labels = counts.index.to_frame(index=False)
+    repeated = np.flatnonzero(_bits_set(words["bits"].to_numpy()) != words["n"].to_numpy())
     if len(repeated):
-        _raise_repeated(runs, keys, labels.iloc[int(repeated[0])].tolist())
+        where = words.index[int(repeated[0])]
+        _raise_repeated(runs, keys, list(where)[: len(keys)])
+    counts = (
+        words.drop(columns="bits")
+        .groupby(level=keys, sort=False, observed=True)
+        .agg({"n": "sum", "c": "sum", "n_errors": "sum", "lucky": "sum", "first": "min"})
+        .sort_values("first", kind="stable")
+    )
     lucky = int(counts["lucky"].sum())
     if lucky:
         warn_passed_and_errored(lucky, stacklevel=4)
     recorded = "error" in runs.columns or "timed_out" in runs.columns
     summary = Tally(
-        labels=labels,
+        labels=counts.index.to_frame(index=False),
         n=counts["n"].to_numpy(dtype=np.int64),
         c=counts["c"].to_numpy(dtype=np.int64),
         n_errors=counts["n_errors"].to_numpy(dtype=np.int64) if recorded else None,

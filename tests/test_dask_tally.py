@@ -182,3 +182,35 @@ def test_per_run_views_ask_for_the_runs_in_memory() -> None:
     runs = dd.from_pandas(small_log(), npartitions=2)
     with pytest.raises(TypeError, match=r"Dask DataFrame.*\.compute\(\)"):
         pk.outcome_matrix(runs)
+
+
+@pytest.mark.parametrize("repeat", [None, 0, 31, 32, 63, 64, 199])
+def test_many_runs_and_any_repeated_one_are_told_apart_as_in_pandas(repeat: int | None) -> None:
+    # runs 0..199 span seven words of 32; a repeat of any run, in any word, is found
+    rng = np.random.default_rng(0 if repeat is None else repeat)
+    log = pd.DataFrame(
+        {
+            "task": np.repeat(["x", "y", "z"], 200),
+            "run": np.tile(np.arange(200), 3),
+            "passed": rng.random(600) < 0.5,
+        }
+    )
+    if repeat is not None:
+        copies = log[(log["task"] == "y") & (log["run"] == repeat)]
+        log = pd.concat([log, copies, copies, copies], ignore_index=True)  # four of one run
+    log = log.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    runs = dd.from_pandas(log, npartitions=5)
+    if repeat is None:
+        pd.testing.assert_frame_equal(pk.tally(runs), pk.tally(runs.compute()))
+        return
+    with pytest.raises(ValueError, match=f"run {repeat} of task='y' appears 4 times"):
+        pk.tally(runs)
+
+
+def test_runs_that_differ_in_one_word_only_are_not_repeats() -> None:
+    # run 1 twice sums to the bit of run 2: the count of runs, not the sum alone, tells them apart
+    twice = pd.DataFrame({"task": ["a"] * 3, "run": [1, 1, 3], "passed": [True] * 3})
+    distinct = pd.DataFrame({"task": ["a"] * 3, "run": [1, 2, 3], "passed": [True] * 3})
+    with pytest.raises(ValueError, match="run 1 of task='a' appears 2 times"):
+        pk.tally(dd.from_pandas(twice, npartitions=2))
+    assert pk.tally(dd.from_pandas(distinct, npartitions=2))["n"].tolist() == [3]
