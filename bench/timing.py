@@ -26,20 +26,35 @@ class Row:
     seconds: float
     baseline: str
     baseline_seconds: float
+    target: float | None = None  # the ratio this operation should stay at or under
     note: str = ""
+    unit: str = "s"  # of seconds and baseline_seconds: "s", or "B/run" for memory
 
     @property
     def ratio(self) -> float:
         return self.seconds / self.baseline_seconds
 
+    @property
+    def verdict(self) -> str:
+        if self.target is None:
+            return self.note
+        return f"target <= {self.target:g}x: {'met' if self.ratio <= self.target else 'NOT MET'}"
+
 
 def print_table(rows: list[Row]) -> None:
-    header = f"{'operation':<34}{'size':>10}{'time':>11}  {'baseline':<32}{'time':>11}{'ratio':>9}"
+    header = f"{'operation':<34}{'size':>10}{'time':>11}  {'baseline':<34}{'time':>11}{'ratio':>10}"
     print(header)
     print("-" * len(header))
     for row in rows:
         print(
-            f"{row.operation:<34}{row.size:>10}{row.seconds * 1e3:>9.2f}ms  "
-            f"{row.baseline:<32}{row.baseline_seconds * 1e3:>9.2f}ms{row.ratio:>8.2f}x"
-            + (f"  {row.note}" if row.note else "")
+            f"{row.operation:<34}{row.size:>10}{_amount(row.seconds, row.unit)}  "
+            f"{row.baseline:<34}{_amount(row.baseline_seconds, row.unit)}{row.ratio:>9.3g}x  "
+            f"{row.verdict}".rstrip()
         )
+    print("* a Python loop timed on a sample of the tasks and scaled to the full size")
+
+
+def _amount(value: float, unit: str) -> str:
+    if unit != "s":
+        return f"{value:>7.1f}{unit:<4}"
+    return f"{value:>9.3f}s " if value >= 10 else f"{value * 1e3:>9.2f}ms"
