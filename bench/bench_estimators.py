@@ -80,11 +80,13 @@ def curve_rows(runs_per_task: int, variants: bool) -> list[Row]:
     group_by = best_of(lambda: runs.groupby("task")["passed"].sum(), repeat=3)
     curve = best_of(lambda: reliability_curve(runs, rng=0), repeat=3)
     row_sums = best_of(lambda: matrix.sum(axis=1), repeat=5)
+    tally_matrix = best_of(lambda: tally(matrix), repeat=5)
     from_matrix = best_of(lambda: reliability_curve(matrix, rng=0), repeat=5)
     rows = matrix[:LOOP_TASKS].tolist()
     loop = best_of(lambda: source_loop(rows), repeat=1) * (TASKS / LOOP_TASKS)
     result = [
         Row(label, size, curve, "groupby(task).passed.sum()", group_by, target=4.0),
+        Row("tally from outcome matrix", size, tally_matrix, "numpy matrix.sum(axis=1)", row_sums),
         Row(
             "curve from outcome matrix",
             size,
@@ -116,9 +118,9 @@ def curve_rows(runs_per_task: int, variants: bool) -> list[Row]:
             Row(
                 "  string task ids",
                 size,
-                best_of(lambda: reliability_curve(strings, rng=0), repeat=1),
+                best_of(lambda: reliability_curve(strings, rng=0), repeat=3),
                 "  the same, string ids",
-                best_of(lambda: strings.groupby("task")["passed"].sum(), repeat=1),
+                best_of(lambda: strings.groupby("task")["passed"].sum(), repeat=3),
             ),
         ]
         counts = tally(matrix)

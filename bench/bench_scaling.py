@@ -31,7 +31,7 @@ def stages(runs: int) -> tuple[float, float, float]:
     return (
         best_of(lambda: as_tally(table), repeat=repeat),
         best_of(lambda: Histogram.from_tally(summary), repeat=repeat),
-        best_of(lambda: _curve(histogram, ks, 2, spec), repeat=repeat),
+        best_of(lambda: _curve(histogram, ks, 2, spec), repeat=7),
     )
 
 

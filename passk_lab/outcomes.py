@@ -526,7 +526,7 @@ def _tally_matrix(
                 f"an outcome matrix array must be 2-D bool (tasks x runs), got "
                 f"{matrix.ndim}-D {matrix.dtype}"
             )
-        c = np.count_nonzero(matrix, axis=1).astype(np.int64)
+        c = np.count_nonzero(matrix, axis=1).astype(np.int64, copy=False)
         n = np.full(len(matrix), matrix.shape[1], dtype=np.int64)
         labels = pd.DataFrame({"task": np.arange(len(matrix), dtype=np.int64)})
         return Tally(labels=labels, n=n, c=c, n_errors=None, by=(), errors=errors)
