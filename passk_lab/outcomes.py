@@ -592,10 +592,13 @@ def tally(
 
     Parameters
     ----------
-    runs : DataFrame or numpy.ndarray
+    runs : DataFrame, numpy.ndarray or dask.dataframe.DataFrame
         A runs table (``task``, ``run``, ``passed`` or ``reward``; optional
         ``error``, ``timed_out`` and grouping columns), or an outcome matrix
-        from :func:`outcome_matrix` (or a 2-D bool array, tasks x runs).
+        from :func:`outcome_matrix` (or a 2-D bool array, tasks x runs). A
+        runs table may be a Dask DataFrame: it is checked by the same rules
+        and counted where its partitions are, and only the tally comes back
+        (the estimators, which all start from this tally, take one too).
     by : str or list of str, optional
         Grouping columns (``"model"``, ``["model", "domain"]``): tasks are
         counted within each group.
@@ -745,8 +748,8 @@ def compact_runs(runs: pd.DataFrame) -> pd.DataFrame:
 
     Every value stays what it was, so every tally and estimate of the result
     equals that of `runs`; only the storage shrinks. A log of string task ids
-    with a few distinct errors takes about 3 bytes a run instead of the tens a
-    table of Python objects takes (see ``bench/README.md``).
+    with a few distinct errors takes about 8 bytes a run, against 36 in pandas'
+    default dtypes and 100 as Python objects (see ``bench/README.md``).
 
     Parameters
     ----------
