@@ -105,23 +105,19 @@ def curve_rows(runs_per_task: int, variants: bool) -> list[Row]:
         ),
     ]
     if variants:
-        shuffled = runs.sample(frac=1.0, random_state=1)
-        strings = runs.assign(task=runs["task"].map("task-{:07d}".format).astype("str"))
+        variant_tables = {
+            "shuffled": runs.sample(frac=1.0, random_state=1),
+            "string ids": runs.assign(task=runs["task"].map("task-{:07d}".format).astype("str")),
+        }
         result += [
             Row(
-                "  rows shuffled",
+                f"  {name}",
                 size,
-                best_of(lambda: reliability_curve(shuffled, rng=0), repeat=3),
-                "  the same, shuffled",
-                best_of(lambda: shuffled.groupby("task")["passed"].sum(), repeat=3),
-            ),
-            Row(
-                "  string task ids",
-                size,
-                best_of(lambda: reliability_curve(strings, rng=0), repeat=3),
-                "  the same, string ids",
-                best_of(lambda: strings.groupby("task")["passed"].sum(), repeat=3),
-            ),
+                best_of(lambda table=table: reliability_curve(table, rng=0), repeat=3),
+                f"  the same, {name}",
+                best_of(lambda table=table: table.groupby("task")["passed"].sum(), repeat=3),
+            )
+            for name, table in variant_tables.items()
         ]
         counts = tally(matrix)
         n, c = counts["n"].to_numpy(), counts["c"].to_numpy()
