@@ -57,6 +57,7 @@ def build(kind: str, raw: dict[str, np.ndarray]) -> pd.DataFrame:
     text = pd.DataFrame(
         {
             "task": [f"task-{i:05d}" for i in codes.tolist()],
+            # formatted row by row, so each message is its own object, as parsed JSON gives
             "error": [
                 f"TimeoutError: no answer in {30} s" if e else None for e in errored.tolist()
             ],

@@ -23,16 +23,16 @@ class Row:
 
     operation: str
     size: str
-    seconds: float
+    value: float  # seconds, or bytes a run for memory
     baseline: str
-    baseline_seconds: float
+    baseline_value: float
     target: float | None = None  # the ratio this operation should stay at or under
     note: str = ""
-    unit: str = "s"  # of seconds and baseline_seconds: "s", or "B/run" for memory
+    unit: str = "s"  # of value and baseline_value: "s", or "B/run"
 
     @property
     def ratio(self) -> float:
-        return self.seconds / self.baseline_seconds
+        return self.value / self.baseline_value
 
     @property
     def verdict(self) -> str:
@@ -47,8 +47,8 @@ def print_table(rows: list[Row]) -> None:
     print("-" * len(header))
     for row in rows:
         print(
-            f"{row.operation:<34}{row.size:>10}{_amount(row.seconds, row.unit)}  "
-            f"{row.baseline:<34}{_amount(row.baseline_seconds, row.unit)}{row.ratio:>9.3g}x  "
+            f"{row.operation:<34}{row.size:>10}{_amount(row.value, row.unit)}  "
+            f"{row.baseline:<34}{_amount(row.baseline_value, row.unit)}{row.ratio:>9.3g}x  "
             f"{row.verdict}".rstrip()
         )
     print("* a Python loop timed on a sample of the tasks and scaled to the full size")
