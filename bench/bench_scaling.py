@@ -36,7 +36,10 @@ def stages(runs: int) -> tuple[float, float, float]:
 
 
 def print_scaling() -> None:
-    print(f"\nScaling ({RUNS_PER_TASK} runs per task; the whole curve with intervals, k=1..16)")
+    print(
+        f"\nScaling ({RUNS_PER_TASK} runs per task; the whole curve with intervals, "
+        f"k=1..{RUNS_PER_TASK})"
+    )
     header = f"{'runs':>12}{'tally':>12}{'ns/run':>9}{'histogram':>12}{'statistics':>12}"
     print(header)
     print("-" * len(header))
