@@ -7,10 +7,10 @@ import pandas as pd
 from scipy import stats
 from timing import Row, best_of
 
-from passk_lab.estimators import _cell_values
-from passk_lab.histogram import Histogram
-from passk_lab.intervals import task_bootstrap
-from passk_lab.outcomes import as_tally
+from passk_lab._bootstrap import task_bootstrap
+from passk_lab._data.cells import Cells
+from passk_lab._data.tally import as_tally
+from passk_lab._interval_policy import Statistics
 
 RUNS = 16
 K = 4
@@ -26,8 +26,8 @@ def counts(tasks: int, rng: np.random.Generator) -> pd.DataFrame:
 
 def histogram_bootstrap(table: pd.DataFrame, seed: int) -> object:
     """Tally to cells, then a BCa interval of pass^k (the work reliability_curve does per k)."""
-    cells = Histogram.from_tally(as_tally(table))
-    values = _cell_values(cells.n, cells.c, np.array([K]))[:, :1]
+    cells = Cells.from_tally(as_tally(table))
+    values = Statistics.of(cells.n, cells.c, np.array([K])).pass_pow_k
     return task_bootstrap(
         cells.tasks, values, n_resamples=RESAMPLES, rng=np.random.default_rng(seed)
     )

@@ -1,7 +1,7 @@
 """How the time grows with the runs: the tally is linear in runs, what follows it is flat.
 
 Every size has 16 runs per task and the same spread of task difficulties, so
-the (n, c) histogram, and everything computed from it, is the same size.
+the (n, c) cells, and everything computed from it, is the same size.
 """
 
 from __future__ import annotations
@@ -10,28 +10,35 @@ import numpy as np
 from bench_estimators import outcome_matrix, runs_table
 from timing import best_of
 
-from passk_lab.estimators import IntervalSpec, _curve, _group_ks
-from passk_lab.histogram import Histogram
-from passk_lab.outcomes import as_tally
+from passk_lab._betabinom import fit_cells
+from passk_lab._checks import k_values
+from passk_lab._data.cells import Cells
+from passk_lab._data.tally import as_tally
+from passk_lab._interval_policy import IntervalSpec, curve_intervals
 
 RUNS_PER_TASK = 16
 SIZES = [10_000, 100_000, 1_000_000, 10_000_000]
 
 
 def stages(runs: int) -> tuple[float, float, float]:
-    """Seconds of the tally, of the histogram of its (n, c) pairs, and of the statistics."""
+    """Seconds of the tally, of the cells of its (n, c) pairs, and of the statistics."""
     table = runs_table(
         outcome_matrix(runs // RUNS_PER_TASK, RUNS_PER_TASK, np.random.default_rng(0))
     )
     repeat = 7 if runs <= 1_000_000 else 3
     summary = as_tally(table)
-    histogram = Histogram.from_tally(summary)
+    cells = Cells.from_tally(summary)
     spec = IntervalSpec.of("auto", 0.95, 10_000, 0)
-    ks = _group_ks(histogram, None)
+    ks = k_values(None, int(cells.n.max()))
+
+    def statistics() -> None:  # what the curve computes after the cells: intervals and the fit
+        curve_intervals(cells.n, cells.c, cells.tasks, ks, spec)
+        fit_cells(cells.n, cells.c, cells.tasks)
+
     return (
         best_of(lambda: as_tally(table), repeat=repeat),
-        best_of(lambda: Histogram.from_tally(summary), repeat=repeat),
-        best_of(lambda: _curve(histogram, ks, 2, spec), repeat=7),
+        best_of(lambda: Cells.from_tally(summary), repeat=repeat),
+        best_of(statistics, repeat=7),
     )
 
 
@@ -40,12 +47,12 @@ def print_scaling() -> None:
         f"\nScaling ({RUNS_PER_TASK} runs per task; the whole curve with intervals, "
         f"k=1..{RUNS_PER_TASK})"
     )
-    header = f"{'runs':>12}{'tally':>12}{'ns/run':>9}{'histogram':>12}{'statistics':>12}"
+    header = f"{'runs':>12}{'tally':>12}{'ns/run':>9}{'cells':>12}{'statistics':>12}"
     print(header)
     print("-" * len(header))
     for runs in SIZES:
-        tally, histogram, statistics = stages(runs)
+        tally, cells, statistics = stages(runs)
         print(
             f"{runs:>12,}{tally * 1e3:>10.2f}ms{tally / runs * 1e9:>9.1f}"
-            f"{histogram * 1e3:>10.2f}ms{statistics * 1e3:>10.2f}ms"
+            f"{cells * 1e3:>10.2f}ms{statistics * 1e3:>10.2f}ms"
         )

@@ -12,7 +12,8 @@ from typing import Any
 import pandas as pd
 
 from passk_lab import __version__
-from passk_lab.estimators import INTERVAL_METHODS, reliability_curve
+from passk_lab._interval_policy import INTERVAL_METHODS
+from passk_lab.estimators import reliability_curve
 from passk_lab.harness import evaluate
 from passk_lab.io import FORMATS, read
 from passk_lab.report import to_markdown, write_report

@@ -9,23 +9,25 @@ correlation between the agents' per-task scores says how much that gains.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
-from passk_lab.estimators import _cell_values, _ks
-from passk_lab.histogram import Floats
-from passk_lab.intervals import BOOTSTRAP_METHODS, BootstrapMethod, confidence, task_bootstrap
-from passk_lab.outcomes import ErrorPolicy, Ints, Tally, as_tally, label
+from passk_lab._bootstrap import BOOTSTRAP_METHODS, BootstrapMethod, task_bootstrap
+from passk_lab._checks import confidence, k_values
+from passk_lab._data.rules import ErrorPolicy, display
+from passk_lab._data.tally import Tally, as_tally
+from passk_lab._interval_policy import Statistics
+from passk_lab._typing import Floats, Ints
+from passk_lab._warnings import warn
 
 __all__ = ["compare"]
 
 
 def _examples(tasks: pd.Index) -> str:
-    shown = ", ".join(repr(label(task)) for task in tasks[:5])
+    shown = ", ".join(repr(display(task)) for task in tasks[:5])
     return shown + (", ..." if len(tasks) > 5 else "")
 
 
@@ -52,11 +54,7 @@ def _match(first: Tally, second: Tally, unmatched: str) -> tuple[Ints, Ints, pd.
                 f"ones, or pass unmatched='drop' to compare the {shared} shared tasks (the "
                 f"dropped ones are listed in the result's attrs)"
             )
-        warnings.warn(
-            f"compared the {shared} shared tasks and dropped {what}",
-            UserWarning,
-            stacklevel=3,
-        )
+        warn(f"compared the {shared} shared tasks and dropped {what}")
     keep = np.flatnonzero(in_b >= 0)
     return keep, in_b[keep], only_a, only_b
 
@@ -156,10 +154,12 @@ def compare(
     cells, tasks = np.unique(joint, axis=0, return_counts=True)
     n_a, c_a, n_b, c_b = cells.T
     largest = int(min(n_a.max(), n_b.max()))
-    values_ks = _ks(ks, largest)
-    # pass^k for every k, then pass@k for every k (the last column, pass@1, is not needed)
-    value_a = _cell_values(n_a, c_a, values_ks)[:, :-1]
-    value_b = _cell_values(n_b, c_b, values_ks)[:, :-1]
+    values_ks = k_values(ks, largest)
+    statistics_a = Statistics.of(n_a, c_a, values_ks)
+    statistics_b = Statistics.of(n_b, c_b, values_ks)
+    # pass^k for every k, then pass@k for every k: the rows of the table
+    value_a = np.hstack([statistics_a.pass_pow_k, statistics_a.pass_at_k])
+    value_b = np.hstack([statistics_b.pass_pow_k, statistics_b.pass_at_k])
     both = np.isfinite(value_a) & np.isfinite(value_b)
     value_a = np.where(both, value_a, np.nan)
     value_b = np.where(both, value_b, np.nan)

@@ -20,18 +20,14 @@ from typing import cast
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import special
 
-from passk_lab._checks import positive_int, probability
-from passk_lab.estimators import INTERVAL_METHODS, IntervalSpec, _ks, group_intervals
-from passk_lab.histogram import Floats
-from passk_lab.intervals import (
-    BINOMIAL_METHODS,
-    BinomialMethod,
-    binomial_ci,
-    cell_se,
-    confidence,
-)
+from passk_lab._betabinom import beta_shapes, outcome_chances
+from passk_lab._checks import confidence, k_values, positive_int, probability
+from passk_lab._interval import normal_interval, pass_at_1_errors
+from passk_lab._interval_policy import INTERVAL_METHODS, IntervalSpec, curve_intervals
+from passk_lab._typing import Floats
+from passk_lab.intervals import BINOMIAL_METHODS, BinomialMethod, binomial_ci
 
 __all__ = ["COVERAGE_METHODS", "interval_coverage"]
 
@@ -42,24 +38,12 @@ def _truth(p: float, icc: float, ks: np.ndarray) -> tuple[Floats, Floats]:
     """Return the model's pass^k and pass@k of a new task, for every k."""
     if icc == 0.0:
         return p**ks, 1.0 - (1.0 - p) ** ks
-    scale = (1.0 - icc) / icc
-    alpha, beta = p * scale, (1.0 - p) * scale
+    alpha, beta = beta_shapes(p, icc)
     base = special.betaln(alpha, beta)
     return (
         np.exp(special.betaln(alpha + ks, beta) - base),
         1.0 - np.exp(special.betaln(alpha, beta + ks) - base),
     )
-
-
-def _outcome_chances(p: float, icc: float, runs: int) -> Floats:
-    """Return the chance that a task passes 0, 1, ..., runs of its runs."""
-    outcomes = np.arange(runs + 1)
-    if icc == 0.0:
-        chances = stats.binom.pmf(outcomes, runs, p)
-    else:
-        scale = (1.0 - icc) / icc
-        chances = stats.betabinom.pmf(outcomes, runs, p * scale, (1.0 - p) * scale)
-    return np.asarray(chances / chances.sum(), dtype=np.float64)
 
 
 def interval_coverage(
@@ -129,7 +113,7 @@ def interval_coverage(
         raise ValueError("icc must be below 1 (at 1 every task always passes or always fails)")
     level = confidence(confidence_level)
     replicates = positive_int("n_replicates", n_replicates)
-    values_ks = _ks(ks, runs)
+    values_ks = k_values(ks, runs)
     if values_ks.max() > runs:
         raise ValueError(f"ks must be at most n_runs = {runs}, got {values_ks.max()}")
     unknown = [method for method in methods if method not in COVERAGE_METHODS]
@@ -139,11 +123,9 @@ def interval_coverage(
         )
     generator = np.random.default_rng(rng)
     true_pow, true_at = _truth(rate, correlation, values_ks)
-    chances = _outcome_chances(rate, correlation, runs)
+    chances = outcome_chances(rate, correlation, runs)
     n = np.full(runs + 1, runs, dtype=np.int64)
     c = np.arange(runs + 1, dtype=np.int64)
-    width = len(values_ks)
-    z = float(stats.norm.isf((1.0 - level) / 2.0))
     hits: dict[tuple[str, str, int], list[tuple[float, float]]] = {}
 
     def record(method: str, statistic: str, k: int, low: float, high: float) -> None:
@@ -161,16 +143,16 @@ def interval_coverage(
         keep = counts > 0
         cells = (n[keep], c[keep], counts[keep].astype(np.int64))
         for method, spec in specs.items():
-            low, high, _used = group_intervals(*cells, values_ks, spec)
+            intervals = curve_intervals(*cells, values_ks, spec)
             if method in methods:
                 for column, k in enumerate(values_ks):
-                    record(method, "pass_pow_k", int(k), low[column], high[column])
-                    record(method, "pass_at_k", int(k), low[width + column], high[width + column])
+                    for statistic in ("pass_pow_k", "pass_at_k"):
+                        low, high = getattr(intervals, statistic)
+                        record(method, statistic, int(k), low[column], high[column])
             if method == "auto" and "analytic" in methods:
+                low, high = intervals.pass_at_1
                 for k in values_ks:
-                    record(
-                        "analytic", "pass_pow_k", int(k), low[2 * width] ** k, high[2 * width] ** k
-                    )
+                    record("analytic", "pass_pow_k", int(k), low[0] ** k, high[0] ** k)
         for method in methods:
             if method in BINOMIAL_METHODS and runs in values_ks:
                 trials = int(counts.sum())
@@ -186,11 +168,10 @@ def interval_coverage(
                     )
                     record(method, statistic, runs, float(interval.low), float(interval.high))
             if method in ("clustered", "naive") and 1 in values_ks:
-                estimate, clustered, naive = cell_se(*cells)
+                estimate, clustered, naive = pass_at_1_errors(*cells)
                 se = clustered if method == "clustered" else naive
-                record(
-                    method, "pass_at_1", 1, max(estimate - z * se, 0.0), min(estimate + z * se, 1.0)
-                )
+                low, high = normal_interval(estimate, se, level)
+                record(method, "pass_at_1", 1, float(low), float(high))
     truths = {"pass_pow_k": dict(zip(values_ks, true_pow, strict=True))}
     truths["pass_at_k"] = dict(zip(values_ks, true_at, strict=True))
     truths["pass_at_1"] = {1: float(true_pow[values_ks == 1][0]) if 1 in values_ks else np.nan}

@@ -1,4 +1,4 @@
-"""pass@1, pass^k and pass@k for every k, from the histogram of per-task (n, c) pairs.
+"""pass@1, pass^k and pass@k for every k, from the per-task (n, c) cells.
 
 For a task with `n` runs of which `c` passed, and ``1 <= k <= n``:
 
@@ -18,27 +18,19 @@ not grow with the number of runs.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Literal, TypeAlias
 
 import numpy as np
 import pandas as pd
 
-from passk_lab._checks import positive_int
-from passk_lab.heterogeneity import fit_cells
-from passk_lab.histogram import Floats, Histogram, products
-from passk_lab.intervals import (
-    BINOMIAL_METHODS,
-    BOOTSTRAP_METHODS,
-    BinomialMethod,
-    binomial_ci,
-    confidence,
-    task_bootstrap,
-    two_level_bootstrap,
-)
-from passk_lab.outcomes import Bools, By, ErrorPolicy, Ints, as_tally, label
+from passk_lab._betabinom import fit_cells
+from passk_lab._checks import k_values, positive_int
+from passk_lab._data.cells import Cells, products
+from passk_lab._data.rules import By, ErrorPolicy, display
+from passk_lab._data.tally import as_tally
+from passk_lab._interval_policy import IntervalMethod, IntervalSpec, curve_intervals
+from passk_lab._typing import Bools, Floats, Ints
+from passk_lab._warnings import warn
 
 __all__ = [
     "analytic_pow_k",
@@ -50,47 +42,16 @@ __all__ = [
     "reliability_curve",
 ]
 
-IntervalMethod: TypeAlias = Literal[
-    "auto",
-    "wilson",
-    "clopper_pearson",
-    "jeffreys",
-    "agresti_coull",
-    "wald",
-    "percentile",
-    "bca",
-    "two-level",
-]
-INTERVAL_METHODS: tuple[str, ...] = (
-    "auto",
-    *BINOMIAL_METHODS,
-    *BOOTSTRAP_METHODS,
-    "two-level",
-)
 
-
-def _ks(ks: Iterable[object] | None, largest: int) -> Ints:
-    if ks is None:
-        return np.arange(1, max(largest, 1) + 1, dtype=np.int64)
-    if isinstance(ks, str) or not isinstance(ks, Iterable):
-        raise TypeError(f"ks must be a sequence of positive integers, got {ks!r}")
-    values = sorted({positive_int("k", k) for k in ks})
-    if not values:
-        raise ValueError("ks is empty; give at least one k, or None for 1 to the largest n")
-    return np.asarray(values, dtype=np.int64)
-
-
-def _means(histogram: Histogram, values: Floats) -> tuple[Floats, Floats]:
+def _means(cells: Cells, values: Floats) -> tuple[Floats, Floats]:
     """Task-weighted mean of cell values within each group (NaN if none), and the tasks."""
-    counted = histogram.group_sum(np.isfinite(values).astype(np.float64))
-    totals = histogram.group_sum(values)
+    counted = cells.group_sum(np.isfinite(values).astype(np.float64))
+    totals = cells.group_sum(values)
     means: Floats = np.divide(totals, counted, out=np.full(totals.shape, np.nan), where=counted > 0)
     return means, counted
 
 
-def _warn_empty(
-    histogram: Histogram, counted: Floats, ks: Ints, stacklevel: int, asked: Bools | None = None
-) -> None:
+def _warn_empty(cells: Cells, counted: Floats, ks: Ints, asked: Bools | None = None) -> None:
     """Warn that the estimates are NaN where no task of a group has k runs (and k was asked)."""
     empty = np.argwhere((counted == 0) & (True if asked is None else asked))
     if len(empty) == 0:
@@ -98,50 +59,49 @@ def _warn_empty(
     group = int(empty[0, 0])
     missing = ks[empty[empty[:, 0] == group, 1]]
     where = ""
-    if histogram.by:
+    if cells.by:
         where = " in group " + ", ".join(
-            f"{name}={label(histogram.groups[name].iloc[group])!r}" for name in histogram.by
+            f"{name}={display(cells.groups[name].iloc[group])!r}" for name in cells.by
         )
     groups = len(np.unique(empty[:, 0]))
     others = f" (and in {groups - 1} other group(s))" if groups > 1 else ""
-    warnings.warn(
+    warn(
         f"no estimate for k = {', '.join(map(str, missing))}{where}{others}: no task has that "
-        f"many runs (the most is {int(histogram.max_n()[group])}), so pass^k and pass@k are NaN",
+        f"many runs (the most is {int(cells.max_n()[group])}), so pass^k and pass@k are NaN",
         RuntimeWarning,
-        stacklevel=stacklevel + 1,
     )
 
 
 def _curve_values(
-    histogram: Histogram, ks: Ints, stacklevel: int, asked: Bools | None = None
+    cells: Cells, ks: Ints, asked: Bools | None = None
 ) -> tuple[Floats, Floats, Floats, Floats]:
     """Return pass^k, pass@k, pass@1 and the tasks counted, per group (rows) and k (columns).
 
     pass@1 and pass^1 are the same number, computed once (``1 - mean(1 - c/n)``
     could differ from ``mean(c/n)`` in the last bit).
     """
-    n, c = histogram.n, histogram.c
-    pow_k, counted = _means(histogram, products(n, c, ks))
-    at_k = 1.0 - _means(histogram, products(n, n - c, ks))[0]
+    n, c = cells.n, cells.c
+    pow_k, counted = _means(cells, products(n, c, ks))
+    at_k = 1.0 - _means(cells, products(n, n - c, ks))[0]
     at_k[:, ks == 1] = pow_k[:, ks == 1]
-    at_1 = _means(histogram, products(n, c, np.ones(1, dtype=np.int64)))[0][:, 0]
-    _warn_empty(histogram, counted, ks, stacklevel + 1, asked)
+    at_1 = _means(cells, products(n, c, np.ones(1, dtype=np.int64)))[0][:, 0]
+    _warn_empty(cells, counted, ks, asked)
     return pow_k, at_k, at_1, counted
 
 
-def _by_group(histogram: Histogram, values: Floats, name: str) -> float | pd.Series:
-    if not histogram.by:
+def _by_group(cells: Cells, values: Floats, name: str) -> float | pd.Series:
+    if not cells.by:
         return float(values[0])
     index = (
-        pd.Index(histogram.groups.iloc[:, 0], name=histogram.by[0])
-        if len(histogram.by) == 1
-        else pd.MultiIndex.from_frame(histogram.groups)
+        pd.Index(cells.groups.iloc[:, 0], name=cells.by[0])
+        if len(cells.by) == 1
+        else pd.MultiIndex.from_frame(cells.groups)
     )
     return pd.Series(values, index=index, name=name)
 
 
-def _histogram(runs: object, by: By, errors: ErrorPolicy) -> Histogram:
-    return Histogram.from_tally(as_tally(runs, by, errors=errors))
+def _cells(runs: object, by: By, errors: ErrorPolicy) -> Cells:
+    return Cells.from_tally(as_tally(runs, by, errors=errors))
 
 
 def pass_pow_k(
@@ -181,8 +141,8 @@ def pass_pow_k(
     0.735
     """
     ks = np.array([positive_int("k", k)])
-    histogram = _histogram(runs, by, errors)
-    return _by_group(histogram, _curve_values(histogram, ks, 2)[0][:, 0], "pass_pow_k")
+    cells = _cells(runs, by, errors)
+    return _by_group(cells, _curve_values(cells, ks)[0][:, 0], "pass_pow_k")
 
 
 def pass_at_k(
@@ -218,8 +178,8 @@ def pass_at_k(
     (0.05, 0.5)
     """
     ks = np.array([positive_int("k", k)])
-    histogram = _histogram(runs, by, errors)
-    return _by_group(histogram, _curve_values(histogram, ks, 2)[1][:, 0], "pass_at_k")
+    cells = _cells(runs, by, errors)
+    return _by_group(cells, _curve_values(cells, ks)[1][:, 0], "pass_at_k")
 
 
 def pass_at_1(
@@ -250,8 +210,8 @@ def pass_at_1(
     >>> pass_at_1(pk.simulate_coin(p=0.85, tasks=40, k=5, seed=42))
     0.86
     """
-    histogram = _histogram(runs, by, errors)
-    return _by_group(histogram, _curve_values(histogram, np.array([1]), 2)[2], "pass_at_1")
+    cells = _cells(runs, by, errors)
+    return _by_group(cells, _curve_values(cells, np.array([1]))[2], "pass_at_1")
 
 
 def analytic_pow_k(
@@ -323,126 +283,21 @@ def plugin_pow_k(
     (0.375, 0.25)
     """
     power = positive_int("k", k)
-    histogram = _histogram(runs, by, errors)
-    share = np.divide(
-        histogram.c, histogram.n, out=np.full(len(histogram.n), np.nan), where=histogram.n > 0
-    )
-    values, counted = _means(histogram, (share**power)[:, None])
-    _warn_empty(histogram, counted, np.ones(1, dtype=np.int64), 2)
-    return _by_group(histogram, values[:, 0], "plugin_pow_k")
+    cells = _cells(runs, by, errors)
+    share = np.divide(cells.c, cells.n, out=np.full(len(cells.n), np.nan), where=cells.n > 0)
+    values, counted = _means(cells, (share**power)[:, None])
+    _warn_empty(cells, counted, np.ones(1, dtype=np.int64))
+    return _by_group(cells, values[:, 0], "plugin_pow_k")
 
 
-def _group_ks(histogram: Histogram, ks: Iterable[object] | None) -> list[Ints]:
+def _group_ks(cells: Cells, ks: Iterable[object] | None) -> list[Ints]:
     """Return the k values of every group: `ks`, or 1 to the group's largest n."""
-    return [_ks(ks, int(largest)) for largest in histogram.max_n()]
-
-
-@dataclass(frozen=True)
-class IntervalSpec:
-    """How the curve's intervals are computed: the method, the level and the resampling."""
-
-    method: IntervalMethod
-    confidence_level: float
-    n_resamples: int
-    rng: np.random.Generator
-
-    @classmethod
-    def of(
-        cls,
-        method: object,
-        confidence_level: float,
-        n_resamples: int,
-        rng: int | np.random.Generator | None,
-    ) -> IntervalSpec:
-        if method not in INTERVAL_METHODS:
-            raise ValueError(f"method must be one of {', '.join(INTERVAL_METHODS)}; got {method!r}")
-        return cls(
-            method=method,  # type: ignore[arg-type]
-            confidence_level=confidence(confidence_level),
-            n_resamples=positive_int("n_resamples", n_resamples),
-            rng=np.random.default_rng(rng),
-        )
-
-    @property
-    def binomial(self) -> BinomialMethod | None:
-        """The binomial method for rows where every counted task has exactly k runs."""
-        if self.method == "auto":
-            return "wilson"
-        return self.method if self.method in BINOMIAL_METHODS else None  # type: ignore[return-value]
-
-    @property
-    def bootstrap(self) -> str:
-        """The bootstrap for every other row."""
-        return "bca" if self.method == "auto" or self.method in BINOMIAL_METHODS else self.method
-
-
-def _cell_values(n: Ints, c: Ints, ks: Ints) -> Floats:
-    """Per cell: pass^k for every k, pass@k for every k, and c/n, side by side (NaN if k > n)."""
-    one = np.ones(1, dtype=np.int64)
-    return np.hstack([products(n, c, ks), 1.0 - products(n, n - c, ks), products(n, c, one)])
-
-
-def group_intervals(
-    n: Ints, c: Ints, tasks: Ints, ks: Ints, spec: IntervalSpec
-) -> tuple[Floats, Floats, list[str]]:
-    """Intervals of one group's pass^k, pass@k (every k) and pass@1, and the method of each k.
-
-    Returns the lows and highs in the column order of :func:`_cell_values`. A
-    column gets a binomial interval where every counted task has exactly its
-    k runs (its values are then 0 or 1), and where a bootstrap interval
-    collapsed to a point at 0 or 1 (every counted task has the value 0, or
-    every one 1: a mean of values in [0, 1] varies at most as a proportion
-    does, so the binomial interval of that many tasks is the honest width).
-    """
-    values = _cell_values(n, c, ks)
-    if spec.bootstrap == "two-level":
-        low, high = two_level_bootstrap(
-            n,
-            c,
-            tasks,
-            lambda redrawn_n, redrawn_c: _cell_values(redrawn_n, redrawn_c, ks),
-            n_resamples=spec.n_resamples,
-            confidence_level=spec.confidence_level,
-            rng=spec.rng,
-        )
-    else:
-        low, high = task_bootstrap(
-            tasks,
-            values,
-            method=spec.bootstrap,  # type: ignore[arg-type]
-            n_resamples=spec.n_resamples,
-            confidence_level=spec.confidence_level,
-            rng=spec.rng,
-        )
-    low, high = np.array(low), np.array(high)
-    used = np.full(values.shape[1], spec.bootstrap, dtype=object)
-    column_ks = np.concatenate([ks, ks, [1]])
-    for column, k in enumerate(column_ks):
-        counted = np.isfinite(values[:, column])
-        if not counted.any():
-            continue
-        exact = spec.binomial is not None and bool(np.all(n[counted] == k))
-        collapsed = low[column] == high[column] and low[column] in (0.0, 1.0)
-        if exact or collapsed:
-            method = spec.binomial or "wilson"
-            trials = int(tasks[counted].sum())
-            successes = round(float((tasks * values[:, column])[counted].sum()))
-            low[column], high[column] = binomial_ci(
-                successes, trials, confidence_level=spec.confidence_level, method=method
-            )
-            used[column] = method
-    width = len(ks)
-    methods = [
-        str(pow_k) if pow_k == at_k else f"{pow_k} (pass@k: {at_k})"
-        for pow_k, at_k in zip(used[:width], used[width : 2 * width], strict=True)
-    ]
-    return low, high, methods
+    return [k_values(ks, int(largest)) for largest in cells.max_n()]
 
 
 def _curve(
-    histogram: Histogram,
+    cells: Cells,
     group_ks: list[Ints],
-    stacklevel: int,
     spec: IntervalSpec | None = None,
     predict_to: int = 0,
 ) -> pd.DataFrame:
@@ -455,9 +310,9 @@ def _curve(
     group_ks = [np.union1d(ks, np.arange(ks.max() + 1, predict_to + 1)) for ks in group_ks]
     all_ks = np.unique(np.concatenate(group_ks))
     asked = np.stack([np.isin(all_ks, ks) for ks in asked_ks])
-    pow_k, at_k, at_1, counted = _curve_values(histogram, all_ks, stacklevel + 1, asked)
-    n_tasks = np.add.reduceat(histogram.tasks, histogram.starts)
-    ends = [*histogram.starts[1:], len(histogram.n)]
+    pow_k, at_k, at_1, counted = _curve_values(cells, all_ks, asked)
+    n_tasks = np.add.reduceat(cells.tasks, cells.starts)
+    ends = [*cells.starts[1:], len(cells.n)]
     parts: list[pd.DataFrame] = []
     for group, ks in enumerate(group_ks):
         columns = np.searchsorted(all_ks, ks)
@@ -466,13 +321,13 @@ def _curve(
         band_low, band_high, betabinom = missing, missing, missing
         methods: list[str] = [""] * len(ks)
         if spec is not None:
-            cells = slice(histogram.starts[group], ends[group])
-            n, c, tasks = histogram.n[cells], histogram.c[cells], histogram.tasks[cells]
-            low, high, methods = group_intervals(n, c, tasks, ks, spec)
-            width = len(ks)
-            pow_low, pow_high = low[:width], high[:width]
-            at_low, at_high = low[width : 2 * width], high[width : 2 * width]
-            band_low, band_high = low[2 * width] ** ks, high[2 * width] ** ks
+            rows = slice(cells.starts[group], ends[group])
+            n, c, tasks = cells.n[rows], cells.c[rows], cells.tasks[rows]
+            intervals = curve_intervals(n, c, tasks, ks, spec)
+            pow_low, pow_high = intervals.pass_pow_k
+            at_low, at_high = intervals.pass_at_k
+            band_low, band_high = (limit[0] ** ks for limit in intervals.pass_at_1)
+            methods = intervals.methods
             if np.any(n > 0):
                 runs = n > 0
                 betabinom = np.asarray(fit_cells(n[runs], c[runs], tasks[runs]).pow_k(ks))
@@ -491,7 +346,7 @@ def _curve(
                 "betabinom_pow_k": betabinom,
                 "n_tasks": counted[group, columns].astype(np.int64),
                 "n_tasks_excluded": n_tasks[group] - counted[group, columns].astype(np.int64),
-                "n_runs_excluded": histogram.n_runs_excluded[group],
+                "n_runs_excluded": cells.n_runs_excluded[group],
                 "interval_method": pd.array(
                     [
                         None if np.isnan(value) else name
@@ -501,8 +356,8 @@ def _curve(
                 ),
             }
         )
-        for name in reversed(histogram.by):
-            part.insert(0, name, histogram.groups[name].iloc[group])
+        for name in reversed(cells.by):
+            part.insert(0, name, cells.groups[name].iloc[group])
         parts.append(part)
     return pd.concat(parts, ignore_index=True)
 
@@ -622,11 +477,11 @@ def reliability_curve(
     """
     spec = IntervalSpec.of(method, confidence_level, n_resamples, rng)
     last = 0 if predict_to is None else positive_int("predict_to", predict_to)
-    histogram = _histogram(runs, by, errors)
-    curve = _curve(histogram, _group_ks(histogram, ks), 2, spec, last)
+    cells = _cells(runs, by, errors)
+    curve = _curve(cells, _group_ks(cells, ks), spec, last)
     curve.attrs.update(
-        n_tasks=int(histogram.tasks.sum()),
-        runs_per_task=[int(histogram.n.min()), int(histogram.n.max())],
+        n_tasks=int(cells.tasks.sum()),
+        runs_per_task=[int(cells.n.min()), int(cells.n.max())],
         errors=errors,
         confidence_level=spec.confidence_level,
         method=spec.method,
@@ -673,10 +528,10 @@ def error_sensitivity(
     1  2             0.50                 1.0
     """
     summary = as_tally(runs, by, errors="fail")
-    histogram = Histogram.from_tally(summary)
-    group_ks = _group_ks(histogram, ks)
-    fail = _curve(histogram, group_ks, 2)
-    exclude = _curve(Histogram.from_tally(summary.without_errors()), group_ks, 2)
+    cells = Cells.from_tally(summary)
+    group_ks = _group_ks(cells, ks)
+    fail = _curve(cells, group_ks)
+    exclude = _curve(Cells.from_tally(summary.without_errors()), group_ks)
     keys = [*summary.by, "k"]
     measures = ["pass_at_k", "pass_pow_k", "n_tasks"]
     table = fail[[*keys, *measures]].merge(

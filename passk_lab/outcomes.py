@@ -1,4 +1,4 @@
-"""Runs tables: validation, the per-task tally, the outcome matrix and the per-run view.
+"""Views of a runs table: the per-task tally, the outcome matrix, the per-run view, compaction.
 
 A **runs** table is a tidy :class:`pandas.DataFrame` with one row per run and
 the columns ``task`` (any hashable id), ``run`` (an integer ``>= 0``) and
@@ -12,7 +12,8 @@ For exchangeable runs the pair ``(n, c)`` -- runs and passes of a task -- is
 all every estimator needs, so :func:`tally` is the one pass over the raw runs:
 everything in :mod:`passk_lab.estimators` works on its output.
 
-The rules, applied the same way everywhere:
+The rules, defined once in the data core and applied the same way by every
+view, estimator, plot and report:
 
 * a ``reward`` becomes ``passed`` when ``reward >= threshold - 1e-6`` (the
   default threshold is 1.0, as tau-bench decides a pass);
@@ -29,16 +30,28 @@ The rules, applied the same way everywhere:
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, replace
-from typing import Literal, TypeAlias
+from collections.abc import Hashable
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from passk_lab._data.rules import (
+    By,
+    ErrorPolicy,
+    as_frame,
+    by_columns,
+    passed_from_reward,
+    require_runs_columns,
+    run_flags,
+    run_index,
+    verdicts,
+)
+from passk_lab._data.tally import Tally, as_tally, check_runs, tally_checked
+from passk_lab._typing import Bools, Ints
+
 __all__ = [
+    "RUN_STATES",
     "ErrorPolicy",
     "compact_runs",
     "outcome_matrix",
@@ -48,537 +61,6 @@ __all__ = [
     "tally",
     "task_consistency",
 ]
-
-ErrorPolicy: TypeAlias = Literal["fail", "exclude"]
-"""What an errored or timed-out run means: a failure, or no run at all."""
-
-By: TypeAlias = str | Sequence[str] | None
-Ints: TypeAlias = npt.NDArray[np.int64]
-Bools: TypeAlias = npt.NDArray[np.bool_]
-
-REWARD_TOLERANCE = 1e-6
-_RESERVED = ("task", "run", "passed", "reward", "error", "error_kind", "timed_out")
-
-
-# --- argument checks ------------------------------------------------------------------
-
-
-def _policy(errors: object) -> ErrorPolicy:
-    if errors == "fail":
-        return "fail"
-    if errors == "exclude":
-        return "exclude"
-    raise ValueError(
-        f"errors must be 'fail' (an errored or timed-out run is a failed run) or 'exclude' "
-        f"(it is left out of n), got {errors!r}"
-    )
-
-
-def _by_columns(by: By) -> tuple[str, ...]:
-    if by is None:
-        return ()
-    names = (by,) if isinstance(by, str) else tuple(by)
-    for name in names:
-        if not isinstance(name, str):
-            raise TypeError(f"by must name columns with strings, got {name!r}")
-        if name in _RESERVED:
-            raise ValueError(
-                f"by={name!r} is a column of every runs table, not a grouping column; "
-                f"group by columns such as 'model' or 'domain'"
-            )
-    if len(set(names)) != len(names):
-        raise ValueError(f"by names a column twice: {list(names)}")
-    return names
-
-
-def is_dask_frame(data: object) -> bool:
-    """Whether `data` is a Dask DataFrame (told without importing Dask)."""
-    kind = type(data)
-    return kind.__module__.startswith("dask.") and kind.__name__ == "DataFrame"
-
-
-def _frame(runs: object, what: str = "runs") -> pd.DataFrame:
-    if is_dask_frame(runs):
-        raise TypeError(
-            f"{what} is a Dask DataFrame, and this needs every run in memory: pass "
-            f"{what}.compute(), or use tally and the estimators, which take a Dask DataFrame"
-        )
-    if not isinstance(runs, pd.DataFrame):
-        raise TypeError(
-            f"{what} must be a pandas DataFrame with columns task, run and passed (or reward), "
-            f"got {type(runs).__name__}"
-        )
-    if runs.empty:
-        raise ValueError(f"{what} is empty: there are no runs to count")
-    return runs
-
-
-def _require(frame: pd.DataFrame, columns: Sequence[str], what: str, fix: str) -> None:
-    missing = [name for name in columns if name not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"{what} has no column {', '.join(map(repr, missing))} "
-            f"(it has {list(map(str, frame.columns))}); {fix}"
-        )
-
-
-def label(value: object) -> object:
-    """Return a numpy scalar as the Python value it holds, for messages (``0``, not ``int64``)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-# --- columns --------------------------------------------------------------------------
-
-
-def passed_from_reward(
-    reward: npt.ArrayLike, threshold: float = 1.0, *, tolerance: float = REWARD_TOLERANCE
-) -> Bools:
-    """Return whether each reward counts as a pass: ``reward >= threshold - tolerance``.
-
-    With the default threshold of 1.0 a run passes when its reward is 1 up to
-    floating-point noise, as tau-bench decides.
-
-    Parameters
-    ----------
-    reward : array_like of float
-        Rewards, one per run. Missing values are refused.
-    threshold : float
-        The reward a run needs to pass.
-    tolerance : float
-        Slack below the threshold, for rewards computed in floating point.
-
-    Returns
-    -------
-    numpy.ndarray of bool
-
-    Raises
-    ------
-    ValueError
-        If a reward is missing (NaN) or not a number.
-
-    Examples
-    --------
-    >>> passed_from_reward([1.0, 0.9999999, 0.5, 0.0]).tolist()
-    [True, True, False, False]
-    >>> passed_from_reward([0.7, 0.8], threshold=0.8).tolist()
-    [False, True]
-    """
-    try:
-        values = np.asarray(reward, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(
-            "reward must hold numbers; convert the column with pd.to_numeric first"
-        ) from None
-    if not np.isfinite(threshold) or not np.isfinite(tolerance) or tolerance < 0:
-        raise ValueError(
-            f"threshold must be finite and tolerance finite and >= 0, got {threshold}, {tolerance}"
-        )
-    missing = np.isnan(values)
-    if missing.any():
-        first = int(np.flatnonzero(missing)[0])
-        raise ValueError(
-            f"reward is missing (NaN) in {int(missing.sum())} run(s), the first at row {first}; "
-            f"a missing reward is neither a pass nor a fail: fill or drop those runs deliberately"
-        )
-    passed: Bools = values >= threshold - tolerance
-    return passed
-
-
-def _passed(runs: pd.DataFrame, threshold: float) -> Bools:
-    if "passed" not in runs.columns:
-        return passed_from_reward(runs["reward"], threshold)
-    column = runs["passed"]
-    dtype = column.dtype
-    if dtype == np.bool_:
-        return column.to_numpy()
-    if column.isna().any():
-        raise ValueError(
-            f"passed is missing in {int(column.isna().sum())} run(s); every run needs a verdict: "
-            f"fill or drop those runs deliberately"
-        )
-    if pd.api.types.is_bool_dtype(dtype):
-        return column.to_numpy(dtype=np.bool_)
-    if pd.api.types.is_numeric_dtype(dtype):
-        values = column.to_numpy(dtype=np.float64)
-        if np.all((values == 0) | (values == 1)):
-            verdicts: Bools = values == 1
-            return verdicts
-    elif dtype.kind == "O" and all(isinstance(value, bool | np.bool_) for value in column):
-        return column.to_numpy(dtype=np.bool_)
-    examples = pd.unique(column.to_numpy(dtype=object))[:3].tolist()
-    raise ValueError(
-        f"passed must be boolean (True/False, or 1/0), got dtype {dtype} with values such as "
-        f"{examples}; for scores, give a reward column and a threshold instead"
-    )
-
-
-def _run_index(runs: pd.DataFrame) -> Ints:
-    column = runs["run"]
-    if column.isna().any():
-        raise ValueError(
-            f"run is missing in {int(column.isna().sum())} row(s); number the runs of each task "
-            f"0, 1, 2, ... (for example runs.groupby('task').cumcount())"
-        )
-    if pd.api.types.is_bool_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(column.dtype):
-        raise ValueError(
-            f"run must hold integers, got dtype {column.dtype}; number the runs of each task "
-            f"0, 1, 2, ... (for example runs.groupby('task').cumcount())"
-        )
-    values = column.to_numpy()
-    if not pd.api.types.is_integer_dtype(column.dtype) and not np.all(np.mod(values, 1) == 0):
-        raise ValueError("run must hold whole numbers, got fractions; number the runs 0, 1, 2")
-    index = values.astype(np.int64, copy=False)
-    if index.min() < 0:
-        row = int(np.argmin(index))
-        raise ValueError(
-            f"run must be >= 0, got {index[row]} at row {row}; runs are numbered from 0"
-        )
-    return index
-
-
-def _errored(runs: pd.DataFrame) -> Bools | None:
-    """Flag the runs that did not measure the agent: an error not of kind "agent", a time-out."""
-    errored: Bools | None = None
-    if "error" in runs.columns:
-        errored = runs["error"].notna().to_numpy()
-        if "error_kind" in runs.columns:
-            errored = errored & (runs["error_kind"] != "agent").to_numpy()
-    if "timed_out" in runs.columns:
-        column = runs["timed_out"]
-        if not pd.api.types.is_bool_dtype(column.dtype) or column.isna().any():
-            raise ValueError(
-                f"timed_out must be boolean with no missing values, got dtype {column.dtype}"
-            )
-        timed_out = column.to_numpy(dtype=np.bool_)
-        errored = timed_out if errored is None else errored | timed_out
-    return errored
-
-
-# --- units: one per (group..., task) ---------------------------------------------------
-
-
-def _key_codes(column: pd.Series) -> Ints:
-    """Integers equal exactly where the column's values are equal; -1 for a missing value."""
-    dtype = column.dtype
-    if isinstance(dtype, pd.CategoricalDtype):
-        return np.asarray(column.cat.codes, dtype=np.int64)
-    if dtype.kind in "iub":
-        return column.to_numpy(dtype=np.int64)
-    codes, _ = pd.factorize(column)
-    return codes.astype(np.int64, copy=False)
-
-
-@dataclass(frozen=True)
-class _Units:
-    """The rows of a runs table, split by (group..., task) in order of first appearance."""
-
-    codes: npt.NDArray[np.intp] | None  # unit of every row; None when units are contiguous
-    starts: npt.NDArray[np.intp]  # first row of every unit
-    boundary: Bools | None  # for contiguous units: row i+1 starts a new unit
-
-    @property
-    def size(self) -> int:
-        return len(self.starts)
-
-    def row_codes(self, n_rows: int) -> npt.NDArray[np.intp]:
-        if self.codes is not None:
-            return self.codes
-        lengths = np.diff(np.append(self.starts, n_rows))
-        return np.repeat(np.arange(self.size, dtype=np.intp), lengths)
-
-    def count(self, mask: Bools | None, n_rows: int) -> Ints:
-        """Rows (or rows where `mask` holds) per unit."""
-        if self.codes is None:
-            ends = np.append(self.starts[1:], n_rows)
-            if mask is None:
-                return (ends - self.starts).astype(np.int64)
-            cumulative: Ints = np.concatenate(([0], np.cumsum(mask, dtype=np.int64)))
-            within: Ints = cumulative[ends] - cumulative[self.starts]
-            return within
-        if mask is None:
-            return np.bincount(self.codes, minlength=self.size).astype(np.int64)
-        counts = np.bincount(self.codes, weights=mask, minlength=self.size)
-        return counts.astype(np.int64)
-
-
-def missing_key(name: str, rows: int) -> ValueError:
-    """Return the error for a task (or group) column missing in `rows` rows."""
-    return ValueError(
-        f"{name} is missing in {rows} row(s); every run needs a {name}: fill or drop those rows "
-        f"deliberately"
-    )
-
-
-def _units(runs: pd.DataFrame, keys: Sequence[str]) -> _Units:
-    codes = [_key_codes(runs[name]) for name in keys]
-    n_rows = len(runs)
-    boundary = np.zeros(n_rows - 1, dtype=np.bool_)
-    for values in codes:
-        boundary |= values[1:] != values[:-1]
-    starts = np.concatenate(([0], np.flatnonzero(boundary) + 1)).astype(np.intp)
-    heads = [values[starts] for values in codes]
-    for name, values in zip(keys, heads, strict=True):
-        if (values < 0).any() and runs[name].isna().any():
-            raise missing_key(name, int(runs[name].isna().sum()))
-    # Factorize only the first row of every run of equal keys: a table in task order has
-    # one such row per task, so this hashes tasks, not runs.
-    segment, _ = pd.factorize(heads[0])
-    for values in heads[1:]:
-        dense, _ = pd.factorize(values)
-        segment, _ = pd.factorize(segment.astype(np.int64) * (int(dense.max()) + 1) + dense)
-    if int(segment.max()) + 1 == len(starts):
-        return _Units(codes=None, starts=starts, boundary=boundary)
-    unit = np.repeat(segment, np.diff(np.append(starts, n_rows))).astype(np.intp)
-    seen = np.maximum.accumulate(np.concatenate(([-1], segment[:-1])))
-    first = starts[segment > seen]
-    return _Units(codes=unit, starts=first, boundary=None)
-
-
-def _check_unique_runs(runs: pd.DataFrame, keys: Sequence[str], units: _Units, run: Ints) -> None:
-    if units.boundary is not None:
-        increasing = (run[1:] > run[:-1]) | units.boundary
-        if increasing.all():
-            return
-    unit = units.row_codes(len(runs)).astype(np.int64)
-    width = int(run.max()) + 1
-    if units.size * width <= 4 * len(runs) + (1 << 20):
-        cells = np.bincount(unit * width + run, minlength=units.size * width)
-        repeated = np.flatnonzero(cells > 1)
-        if len(repeated) == 0:
-            return
-        cell = int(repeated[0])
-        duplicate_unit, duplicate_run = divmod(cell, width)
-        times = int(cells[cell])
-    else:
-        order = np.lexsort((run, unit))
-        same = (unit[order][1:] == unit[order][:-1]) & (run[order][1:] == run[order][:-1])
-        if not same.any():
-            return
-        row = int(order[int(np.flatnonzero(same)[0])])
-        duplicate_unit, duplicate_run = int(unit[row]), int(run[row])
-        times = int(np.sum((unit == duplicate_unit) & (run == duplicate_run)))
-    head = int(units.starts[duplicate_unit])
-    raise repeated_run(keys, [runs[name].iloc[head] for name in keys], duplicate_run, times)
-
-
-def repeated_run(keys: Sequence[str], values: Sequence[object], run: int, times: int) -> ValueError:
-    """Return the error for a run that appears `times` times in one task (and group)."""
-    where = ", ".join(f"{name}={label(value)!r}" for name, value in zip(keys, values, strict=True))
-    return ValueError(
-        f"run {run} of {where} appears {times} times; each ({', '.join(keys)}, run) "
-        f"must be unique. Drop the rows if they are copies, or renumber the runs if they are "
-        f"distinct: runs['run'] = runs.groupby({list(keys)!r}).cumcount()"
-    )
-
-
-# --- the tally ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, eq=False)
-class Tally:
-    """Per (group..., task): runs `n`, passes `c`, and errored runs, as arrays.
-
-    The sufficient statistic every estimator uses; build it with :func:`tally`.
-    """
-
-    labels: pd.DataFrame  # one row per task: the group columns, then task
-    n: Ints
-    c: Ints
-    n_errors: Ints | None  # errored or timed-out runs; None when the runs record no errors
-    by: tuple[str, ...]
-    errors: ErrorPolicy
-
-    def groups(self) -> tuple[npt.NDArray[np.intp], pd.DataFrame]:
-        """Return the group of every task and the groups' labels, in order of first appearance."""
-        if not self.by:
-            return np.zeros(len(self.n), dtype=np.intp), pd.DataFrame(index=range(1))
-        labels = self.labels[list(self.by)]
-        codes = labels.groupby(list(self.by), sort=False).ngroup().to_numpy().astype(np.intp)
-        first = np.sort(np.unique(codes, return_index=True)[1])
-        return codes, labels.iloc[first].reset_index(drop=True)
-
-    def without_errors(self) -> Tally:
-        """Return the tally under ``errors="exclude"``: errored runs left out of `n`."""
-        if self.errors == "exclude" or self.n_errors is None:
-            return replace(self, errors="exclude")
-        return replace(self, n=self.n - self.n_errors, errors="exclude")
-
-    def to_frame(self) -> pd.DataFrame:
-        """Return the tally as a DataFrame: ``[*by, task, n, c]`` (``n_errors`` if recorded)."""
-        frame = self.labels.reset_index(drop=True).assign(n=self.n, c=self.c)
-        if self.n_errors is not None:
-            frame["n_errors"] = self.n_errors
-        return frame
-
-
-@dataclass(frozen=True, eq=False)
-class _Checked:
-    """A runs table's columns, validated: one verdict and one run index per row."""
-
-    passed: Bools  # errored and timed-out runs already count as failed
-    run: Ints
-    errored: Bools | None
-    units: _Units
-    keys: list[str]
-
-
-def require_runs_columns(runs: pd.DataFrame, by: tuple[str, ...]) -> None:
-    """Refuse a runs table without task, run, the `by` columns, and passed or reward."""
-    _require(
-        runs,
-        ["task", "run", *by],
-        "runs",
-        "a runs table needs task and run columns (and any column named in by)",
-    )
-    if "passed" not in runs.columns and "reward" not in runs.columns:
-        raise ValueError(
-            f"runs has neither a passed nor a reward column "
-            f"(it has {list(map(str, runs.columns))}); "
-            f"give passed (bool) or reward (a number, with a threshold)"
-        )
-
-
-def warn_passed_and_errored(count: int, stacklevel: int) -> None:
-    """Warn that `count` runs marked passed errored too, and so count as failed (or left out)."""
-    warnings.warn(
-        f"{count} run(s) are marked passed but also errored or timed out; "
-        f"they count as failed runs (errors='fail') or are left out (errors='exclude')",
-        UserWarning,
-        stacklevel=stacklevel + 1,
-    )
-
-
-def _check_runs(runs: pd.DataFrame, by: tuple[str, ...], threshold: float) -> _Checked:
-    require_runs_columns(runs, by)
-    passed = _passed(runs, threshold)
-    run = _run_index(runs)
-    errored = _errored(runs)
-    keys = [*by, "task"]
-    units = _units(runs, keys)
-    _check_unique_runs(runs, keys, units, run)
-    if errored is not None:
-        lucky = passed & errored
-        if lucky.any():
-            warn_passed_and_errored(int(lucky.sum()), stacklevel=5)
-            passed = passed & ~errored
-    return _Checked(passed=passed, run=run, errored=errored, units=units, keys=keys)
-
-
-def _tally_runs(
-    runs: pd.DataFrame, by: tuple[str, ...], errors: ErrorPolicy, threshold: float
-) -> Tally:
-    checked = _check_runs(runs, by, threshold)
-    return _tally_checked(runs, by, errors, checked)
-
-
-def _tally_checked(
-    runs: pd.DataFrame, by: tuple[str, ...], errors: ErrorPolicy, checked: _Checked
-) -> Tally:
-    units, n_rows = checked.units, len(runs)
-    n_errors = None if checked.errored is None else units.count(checked.errored, n_rows)
-    summary = Tally(
-        labels=runs[checked.keys].iloc[units.starts].reset_index(drop=True),
-        n=units.count(None, n_rows),
-        c=units.count(checked.passed, n_rows),
-        n_errors=n_errors,
-        by=by,
-        errors="fail",
-    )
-    return summary.without_errors() if errors == "exclude" else summary
-
-
-def _tally_frame(frame: pd.DataFrame, by: tuple[str, ...], errors: ErrorPolicy) -> Tally:
-    _require(frame, ["task", "n", "c", *by], "tally", "a tally has columns [*by, task, n, c]")
-    arrays = {}
-    for name in ("n", "c"):
-        column = frame[name]
-        if not pd.api.types.is_integer_dtype(column.dtype) or column.isna().any():
-            raise ValueError(f"tally column {name} must hold integers, got dtype {column.dtype}")
-        arrays[name] = column.to_numpy(dtype=np.int64)
-    n, c = arrays["n"], arrays["c"]
-    bad = (c < 0) | (c > n)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"tally row {row} has c={c[row]} passes of n={n[row]} runs; need 0 <= c <= n"
-        )
-    keys = [*by, "task"]
-    repeated = frame.duplicated(keys)
-    if repeated.any():
-        row = int(np.flatnonzero(repeated.to_numpy())[0])
-        raise ValueError(
-            f"tally has task {label(frame['task'].iloc[row])!r} more than once (row {row}); "
-            f"one row per ({', '.join(keys)})"
-        )
-    n_errors = frame["n_errors"].to_numpy(dtype=np.int64) if "n_errors" in frame else None
-    labels = frame[keys].reset_index(drop=True)
-    return Tally(labels=labels, n=n, c=c, n_errors=n_errors, by=by, errors=errors)
-
-
-def _tally_matrix(
-    matrix: pd.DataFrame | np.ndarray, by: tuple[str, ...], errors: ErrorPolicy
-) -> Tally:
-    if isinstance(matrix, np.ndarray):
-        if by:
-            raise ValueError("by needs labelled groups: give the outcome matrix as a DataFrame")
-        if matrix.ndim != 2 or matrix.dtype != np.bool_:
-            raise ValueError(
-                f"an outcome matrix array must be 2-D bool (tasks x runs), got "
-                f"{matrix.ndim}-D {matrix.dtype}"
-            )
-        c = np.count_nonzero(matrix, axis=1).astype(np.int64, copy=False)
-        n = np.full(len(matrix), matrix.shape[1], dtype=np.int64)
-        labels = pd.DataFrame({"task": np.arange(len(matrix), dtype=np.int64)})
-        return Tally(labels=labels, n=n, c=c, n_errors=None, by=(), errors=errors)
-    names = list(matrix.index.names)
-    if not names or names[-1] != "task":
-        raise ValueError("an outcome matrix's index must end with a level named task")
-    missing = [name for name in by if name not in names]
-    if missing:
-        raise ValueError(f"by names {missing}, which are not index levels of the outcome matrix")
-    n = np.zeros(len(matrix), dtype=np.int64)
-    c = np.zeros(len(matrix), dtype=np.int64)
-    for name, column in matrix.items():
-        if not pd.api.types.is_bool_dtype(column.dtype):
-            raise ValueError(
-                f"outcome matrix column {name!r} has dtype {column.dtype}; the cells must be "
-                f"boolean (nullable boolean for missing runs)"
-            )
-        values = column.array
-        if isinstance(values, pd.arrays.BooleanArray):
-            present = ~values.isna()
-            n += present
-            c += values.to_numpy(dtype=np.bool_, na_value=False)
-        else:
-            n += 1
-            c += column.to_numpy(dtype=np.bool_)
-    labels = matrix.index.to_frame(index=False)[[*by, "task"]]
-    return Tally(labels=labels, n=n, c=c, n_errors=None, by=by, errors=errors)
-
-
-def as_tally(
-    data: object, by: By = None, *, errors: ErrorPolicy = "fail", threshold: float = 1.0
-) -> Tally:
-    """Reduce runs, an outcome matrix or a tally to a :class:`Tally` (internal entry point)."""
-    policy = _policy(errors)
-    groups = _by_columns(by)
-    if is_dask_frame(data):
-        from passk_lab.dask_tally import tally_dask
-
-        return tally_dask(data, groups, policy, threshold)
-    if isinstance(data, np.ndarray):
-        return _tally_matrix(data, groups, policy)
-    frame = _frame(data)
-    if "task" in frame.columns:
-        if "n" in frame.columns and "c" in frame.columns and "passed" not in frame.columns:
-            return _tally_frame(frame, groups, policy)
-        return _tally_runs(frame, groups, policy, threshold)
-    if "task" in frame.index.names:
-        return _tally_matrix(frame, groups, policy)
-    raise ValueError(
-        f"runs has no task column (columns {list(map(str, frame.columns))}); give a runs table "
-        f"[task, run, passed], a tally [task, n, c] or an outcome matrix indexed by task"
-    )
 
 
 def tally(
@@ -645,20 +127,36 @@ def tally(
 # --- wide and per-run views -----------------------------------------------------------
 
 
+RUN_STATES = ("passed", "failed", "errored", "timed out")
+"""What became of a run, as ``outcome_matrix(..., states=True)`` tells it (see its Notes)."""
+
+
 def _cells(
-    runs: pd.DataFrame, by: tuple[str, ...], threshold: float
+    runs: pd.DataFrame, by: tuple[str, ...], threshold: float, *, states: bool = False
 ) -> tuple[Tally, npt.NDArray[np.int8], Ints]:
-    """Return the tally and a dense tasks x runs grid: 1 pass, 0 fail, -1 no such run."""
-    checked = _check_runs(runs, by, threshold)
-    summary = _tally_checked(runs, by, "fail", checked)
+    """Return the tally and a dense tasks x runs grid of codes, -1 where there is no such run.
+
+    The codes are 1 for a pass and 0 for a failure, or with `states` the
+    position of the run's state in :data:`RUN_STATES`.
+    """
+    checked = check_runs(runs, by, threshold)
+    summary = tally_checked(runs, by, "fail", checked)
+    codes = checked.passed.astype(np.int8)
+    if states:
+        codes = np.where(checked.passed, 0, 1).astype(np.int8)
+        for flagged, state in zip(run_flags(runs), ("errored", "timed out"), strict=True):
+            if flagged is not None:  # a time-out wins over the error message it left
+                codes[flagged] = RUN_STATES.index(state)
     columns = np.unique(checked.run)
     position = np.searchsorted(columns, checked.run)
     grid = np.full((checked.units.size, len(columns)), -1, dtype=np.int8)
-    grid[checked.units.row_codes(len(runs)), position] = checked.passed
+    grid[checked.units.row_codes(len(runs)), position] = codes
     return summary, grid, columns.astype(np.int64)
 
 
-def outcome_matrix(runs: pd.DataFrame, by: By = None, *, threshold: float = 1.0) -> pd.DataFrame:
+def outcome_matrix(
+    runs: pd.DataFrame, by: By = None, *, threshold: float = 1.0, states: bool = False
+) -> pd.DataFrame:
     """Spread a runs table into a tasks x runs table of outcomes.
 
     Parameters
@@ -669,14 +167,29 @@ def outcome_matrix(runs: pd.DataFrame, by: By = None, *, threshold: float = 1.0)
         Grouping columns, which become the leading index levels.
     threshold : float
         The reward a run needs to pass, when the table has ``reward``.
+    states : bool
+        Tell each run's state (passed, failed, errored, timed out) instead of
+        its verdict alone.
 
     Returns
     -------
     DataFrame
         Index ``[*by, task]`` (tasks in order of first appearance), one column
-        per run index (sorted), nullable boolean cells: ``<NA>`` where a task
-        has no such run. An errored or timed-out run is ``False``. The inverse
-        is :func:`runs_from_matrix`.
+        per run index (sorted). Cells are nullable booleans, ``<NA>`` where a
+        task has no such run; an errored or timed-out run is ``False``. The
+        inverse is :func:`runs_from_matrix`. With `states`, cells are
+        categorical with the categories of :data:`RUN_STATES`, missing where
+        a task has no such run.
+
+    Notes
+    -----
+    The states follow the error rule of :func:`tally`: ``"errored"`` is a
+    run with an ``error`` whose ``error_kind`` is not ``"agent"`` (a run that
+    did not measure the agent), ``"timed out"`` one with ``timed_out`` set
+    (it wins over the error message a time-out leaves). An agent's own
+    exception is ``"failed"``, as the tally counts it. Errored and timed-out
+    runs are failures under ``errors="fail"`` and left out under
+    ``errors="exclude"``.
 
     Examples
     --------
@@ -689,15 +202,24 @@ def outcome_matrix(runs: pd.DataFrame, by: By = None, *, threshold: float = 1.0)
     task
     a     True  False
     b     True   <NA>
+    >>> runs["error"] = [None, "RateLimitError", None]
+    >>> outcome_matrix(runs, states=True)
+    run        0        1
+    task
+    a     passed  errored
+    b     passed      NaN
     """
-    summary, grid, columns = _cells(_frame(runs), _by_columns(by), threshold)
+    summary, grid, columns = _cells(as_frame(runs), by_columns(by), threshold, states=states)
     index = (
         pd.MultiIndex.from_frame(summary.labels)
         if summary.by
         else pd.Index(summary.labels["task"], name="task")
     )
+    kind = pd.CategoricalDtype(list(RUN_STATES))
     data = {
-        int(run): pd.arrays.BooleanArray(grid[:, j] == 1, grid[:, j] < 0)
+        int(run): pd.Categorical.from_codes(grid[:, j], dtype=kind)
+        if states
+        else pd.arrays.BooleanArray(grid[:, j] == 1, grid[:, j] < 0)
         for j, run in enumerate(columns)
     }
     matrix = pd.DataFrame(data, index=index)
@@ -788,15 +310,15 @@ def compact_runs(runs: pd.DataFrame) -> pd.DataFrame:
     >>> tally(compact_runs(runs))["c"].tolist() == tally(runs)["c"].tolist()
     True
     """
-    frame = _frame(runs)
+    frame = as_frame(runs)
     require_runs_columns(frame, ())
     columns: dict[Hashable, object] = {}
     for name, column in frame.items():
         dtype = column.dtype
         if name == "passed":
-            columns[name] = _passed(frame, 1.0)
+            columns[name] = verdicts(frame, 1.0)
         elif name == "run":
-            columns[name] = pd.to_numeric(_run_index(frame), downcast="integer")
+            columns[name] = pd.to_numeric(run_index(frame), downcast="integer")
         elif name == "task" or pd.api.types.is_string_dtype(dtype) or dtype.kind == "O":
             columns[name] = column.astype("category")
         elif pd.api.types.is_integer_dtype(dtype):
@@ -846,8 +368,8 @@ def per_run(runs: pd.DataFrame, by: By = None, *, threshold: float = 1.0) -> pd.
     1    1        2         1        0.5          1
     2    2        2         1        0.5          0
     """
-    groups = _by_columns(by)
-    summary, grid, columns = _cells(_frame(runs), groups, threshold)
+    groups = by_columns(by)
+    summary, grid, columns = _cells(as_frame(runs), groups, threshold)
     group_codes, group_labels = summary.groups()
     n_groups = len(group_labels)
     present = grid >= 0

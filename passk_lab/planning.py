@@ -16,11 +16,12 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from scipy import stats
 
-from passk_lab._checks import positive_int, probability
-from passk_lab.histogram import Floats, products
-from passk_lab.intervals import confidence
+from passk_lab._betabinom import outcome_chances
+from passk_lab._checks import confidence, positive_int, probability
+from passk_lab._data.cells import products
+from passk_lab._interval import z_value
+from passk_lab._typing import Floats
 
 __all__ = ["plan_evaluation", "required_p", "zero_failure_runs"]
 
@@ -100,11 +101,7 @@ def zero_failure_runs(p0: float, confidence_level: float = 0.95) -> int:
 def _task_spread(p: float, icc: float, runs: int, k: int) -> tuple[float, float]:
     """Mean and standard deviation of one task's pass^k estimate ``C(c, k) / C(n, k)``."""
     outcomes = np.arange(runs + 1, dtype=np.int64)
-    if icc == 0.0:
-        chances = stats.binom.pmf(outcomes, runs, p)
-    else:
-        scale = (1.0 - icc) / icc
-        chances = stats.betabinom.pmf(outcomes, runs, p * scale, (1.0 - p) * scale)
+    chances = outcome_chances(p, icc, runs)
     values = products(np.full(len(outcomes), runs), outcomes, np.array([k]))[:, 0]
     mean = float(chances @ values)
     variance = float(chances @ values**2) - mean**2
@@ -194,7 +191,7 @@ def plan_evaluation(
         ]
     if any(choice < power for choice in choices):
         raise ValueError(f"runs per task must be at least k = {power} to measure pass^{power}")
-    z = float(stats.norm.isf((1.0 - level) / 2.0))
+    z = z_value(level)
     rows = []
     for choice in choices:
         mean, spread = _task_spread(rate, correlation, choice, power)

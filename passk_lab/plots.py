@@ -243,27 +243,19 @@ def decay_curve(
 _STATES = {  # code: (label, colour); the heatmap's categories in legend order
     4: ("passed", "#0072B2"),
     1: ("failed", "#F5C6A5"),
-    2: ("error", "#D55E00"),
+    2: ("errored", "#D55E00"),
     3: ("timed out", "#7A3E9D"),
     0: ("no run", "#FFFFFF"),
 }
+_CODES = {name: code for code, (name, _) in _STATES.items()}
 
 
-def _states(runs: pd.DataFrame, matrix: pd.DataFrame) -> np.ndarray:
-    """Codes of every (task, run) cell in the matrix's order; see ``_STATES``.
-
-    An errored run is one with an ``error`` (as everywhere: any value not missing), a
-    timed-out one has ``timed_out`` set; a timeout wins over an error message.
-    """
-    codes = np.where(matrix.isna(), 0, np.where(matrix.fillna(False).astype(bool), 4, 1))
-    for column, code in (("error", 2), ("timed_out", 3)):
-        if column not in runs.columns:
-            continue
-        flagged = runs[column].notna() if column == "error" else runs[column].astype(bool)
-        marked = runs.loc[flagged.to_numpy(), ["task", "run"]]
-        rows = matrix.index.get_indexer(pd.Index(marked["task"]))
-        columns = matrix.columns.get_indexer(pd.Index(marked["run"]))
-        codes[rows, columns] = code  # such a run already counts as failed in the matrix
+def _state_codes(states: pd.DataFrame) -> np.ndarray:
+    """Codes of every (task, run) cell of ``outcome_matrix(..., states=True)``; see ``_STATES``."""
+    codes = np.zeros(states.shape, dtype=np.int64)  # "no run" where a task has no such run
+    for column, (_, values) in enumerate(states.items()):
+        for position, state in enumerate(values.cat.categories):
+            codes[(values.cat.codes == position).to_numpy(), column] = _CODES[state]
     return codes
 
 
@@ -312,8 +304,8 @@ def outcome_heatmap(
     """
     if not isinstance(runs, pd.DataFrame):
         raise TypeError(f"runs must be a DataFrame, got {type(runs).__name__}")
-    matrix = outcome_matrix(runs, threshold=threshold)
-    codes = _states(runs, matrix)
+    matrix = outcome_matrix(runs, threshold=threshold, states=True)
+    codes = _state_codes(matrix)
     order = np.argsort(-(codes == 4).sum(axis=1), kind="stable")
     codes = codes[order]
     ax = _axes(ax)

@@ -23,11 +23,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from passk_lab._data.rules import By, ErrorPolicy, by_columns
+from passk_lab._interval_policy import IntervalMethod
 from passk_lab._labels import LABELS, interval_label
 from passk_lab._version import __version__
-from passk_lab.estimators import IntervalMethod, error_sensitivity, reliability_curve
+from passk_lab.estimators import error_sensitivity, reliability_curve
 from passk_lab.heterogeneity import fit_betabinom, success_counts
-from passk_lab.outcomes import By, ErrorPolicy, _by_columns
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -483,8 +484,8 @@ def write_report(
 
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    by_columns = list(_by_columns(by))
-    longest = int(runs.groupby([*by_columns, "task"], sort=False).size().max())
+    groups_by = list(by_columns(by))
+    longest = int(runs.groupby([*groups_by, "task"], sort=False).size().max())
     curve = reliability_curve(
         runs,
         by=by,
@@ -495,11 +496,11 @@ def write_report(
         rng=rng,
         predict_to=max(2 * longest, 10),
     )
-    groups = list(runs.groupby(by_columns, sort=False)) if by_columns else [((), runs)]
+    groups = list(runs.groupby(groups_by, sort=False)) if groups_by else [((), runs)]
     fits, counts = [], []
     for key, part in groups:
-        fits.append(_with_group(fit_betabinom(part, errors=errors).to_frame(), by_columns, key))
-        counts.append(_with_group(success_counts(part, errors=errors), by_columns, key))
+        fits.append(_with_group(fit_betabinom(part, errors=errors).to_frame(), groups_by, key))
+        counts.append(_with_group(success_counts(part, errors=errors), groups_by, key))
     tables = {
         "curve": curve[curve["n_tasks"] > 0].reset_index(drop=True),
         "betabinom": pd.concat(fits, ignore_index=True),
@@ -525,8 +526,8 @@ def write_report(
 
     figure("decay_curve", "pass^k against k", partial(plots.decay_curve, curve))
     for (key, part), count in zip(groups, counts, strict=True):
-        suffix = f"-{_slug(key, by_columns)}" if by_columns else ""
-        where = ", ".join(f"{n}={v}" for n, v in zip(by_columns, key, strict=True))
+        suffix = f"-{_slug(key, groups_by)}" if groups_by else ""
+        where = ", ".join(f"{n}={v}" for n, v in zip(groups_by, key, strict=True))
         where = f" ({where})" if where else ""
         figure(
             f"outcome_heatmap{suffix}", f"Every run{where}", partial(plots.outcome_heatmap, part)

@@ -6,14 +6,14 @@ from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
 import passk_lab as pk
-from passk_lab.intervals import (
-    BINOMIAL_METHODS,
+from passk_lab._bootstrap import (
     _acceleration,
     _resample_cells,
     task_bootstrap,
     two_level_bootstrap,
     weighted_means,
 )
+from passk_lab.intervals import BINOMIAL_METHODS
 
 STATSMODELS_NAME = {
     "wilson": "wilson",

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import passk_lab as pk
-from passk_lab.outcomes import as_tally
+from passk_lab._data.tally import as_tally
 
 
 @st.composite

@@ -6,7 +6,7 @@ from scipy import special
 from statsmodels.stats.proportion import samplesize_confint_proportion
 
 import passk_lab as pk
-from passk_lab.histogram import products
+from passk_lab._data.cells import products
 
 
 def test_required_p_inverts_p_to_the_k():

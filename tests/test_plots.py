@@ -120,7 +120,7 @@ def test_outcome_heatmap_sorts_tasks_and_marks_errors_timeouts_and_missing_runs(
     # 4 passed, 1 failed, 2 error, 3 timed out, 0 no run; b (3 passes) first, then a and c
     assert image.get_array().tolist() == [[4, 4, 4], [3, 4, 2], [1, 0, 4]]
     assert [label.get_text() for label in ax.get_yticklabels()] == ["b", "a", "c"]
-    assert legend_texts(ax) == ["passed", "failed", "error", "timed out", "no run"]
+    assert legend_texts(ax) == ["passed", "failed", "errored", "timed out", "no run"]
     assert ax.get_xlabel() == "run"
 
 

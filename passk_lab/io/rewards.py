@@ -7,7 +7,8 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from passk_lab.outcomes import REWARD_TOLERANCE, Bools, passed_from_reward
+from passk_lab._data.rules import REWARD_TOLERANCE, passed_from_reward
+from passk_lab._typing import Bools
 
 __all__ = ["decide"]
 

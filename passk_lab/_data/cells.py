@@ -1,4 +1,4 @@
-"""The histogram of per-task (n, c) pairs, and the products of ratios evaluated on it.
+"""The (n, c) cells: how many tasks share each pair, and the products of ratios evaluated on them.
 
 For exchangeable runs the pair ``(n, c)`` of a task -- its runs and passes -- is
 all any estimator needs, and how many tasks share each pair is all a dataset
@@ -15,15 +15,14 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from passk_lab.outcomes import Ints, Tally
+from passk_lab._data.tally import Tally
+from passk_lab._typing import Floats, Ints
 
-__all__ = ["Histogram", "products"]
-
-Floats = npt.NDArray[np.float64]
+__all__ = ["Cells", "products"]
 
 
 @dataclass(frozen=True, eq=False)
-class Histogram:
+class Cells:
     """How many tasks of each group have each (n, c) pair: all the estimators need.
 
     Cells are sorted by group; every group has at least one cell.
@@ -38,7 +37,7 @@ class Histogram:
     by: tuple[str, ...]
 
     @classmethod
-    def from_tally(cls, summary: Tally) -> Histogram:
+    def from_tally(cls, summary: Tally) -> Cells:
         """Collapse a tally's tasks into (group, n, c) cells."""
         codes, labels = summary.groups()
         n, c = summary.n, summary.c

@@ -1,12 +1,14 @@
-"""The tally of a Dask DataFrame: per-task counts from a distributed group-by.
+"""The counts of a Dask DataFrame of runs: per-task counts from a distributed group-by.
 
 A runs log larger than one machine's memory can stay a
 :class:`dask.dataframe.DataFrame`: :func:`passk_lab.tally`, and so every
 estimator, takes one. Each partition is checked by the rules a pandas table
-is checked by, a group-by counts runs and passes per (group..., task) where
-the data lives, and only that tally -- one row per task -- comes back. From
-there the estimators work on the (n, c) histogram as they always do, so the
-figures equal those of the same runs in pandas exactly.
+is checked by (:mod:`passk_lab._data.rules`, the only module this one
+imports), a group-by counts runs and passes per (group..., task) where the
+data lives, and only those counts -- one row per task -- come back, for
+:mod:`passk_lab._data.tally` to make a tally of. From there the estimators
+work on the (n, c) cells as they always do, so the figures equal those of the
+same runs in pandas exactly.
 
 Dask is an optional dependency (``pip install 'passk-lab[dask]'``); this module
 is imported only when a Dask DataFrame is given.
@@ -14,26 +16,23 @@ is imported only when a Dask DataFrame is given.
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 import numpy as np
-import numpy.typing as npt
 import pandas as pd
 
-from passk_lab.outcomes import (
-    ErrorPolicy,
-    Tally,
-    _errored,
-    _passed,
-    _run_index,
-    _tally_frame,
+from passk_lab._data.rules import (
+    errored_runs,
     missing_key,
     repeated_run,
     require_runs_columns,
+    run_index,
+    verdicts,
     warn_passed_and_errored,
 )
+from passk_lab._typing import Ints
 
-__all__ = ["tally_dask"]
+__all__ = ["Counts", "count_runs"]
 
 ROW_BITS = 40
 """A row's position is its partition number shifted by this, plus its place in the partition."""
@@ -65,11 +64,11 @@ def _verdicts(
         missing = int(frame[name].isna().sum())
         if missing:
             raise missing_key(name, missing)
-    passed = _passed(part, threshold)
-    errored = _errored(part)
+    passed = verdicts(part, threshold)
+    errored = errored_runs(part)
     if errored is None:
         errored = np.zeros(len(part), dtype=np.bool_)
-    run = _run_index(part)
+    run = run_index(part)
     number = 0 if partition_info is None else int(partition_info["number"])
     return frame.assign(
         word=run // WORD_BITS,
@@ -81,15 +80,24 @@ def _verdicts(
     )
 
 
-def _bits_set(words: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+def _bits_set(words: Ints) -> Ints:
     """How many bits of each (non-negative) int64 are set."""
     bits = np.unpackbits(words.astype("<i8").view(np.uint8)).reshape(len(words), 64)
-    counts: npt.NDArray[np.int64] = bits.sum(axis=1, dtype=np.int64)
+    counts: Ints = bits.sum(axis=1, dtype=np.int64)
     return counts
 
 
-def tally_dask(runs: Any, by: tuple[str, ...], errors: ErrorPolicy, threshold: float) -> Tally:
-    """Tally a Dask runs table (or collect a Dask tally) with the rules of a pandas one.
+class Counts(NamedTuple):
+    """Runs, passes and errored runs per (group..., task), errored runs counted as failures."""
+
+    labels: pd.DataFrame  # one row per task: the group columns, then task
+    n: Ints
+    c: Ints
+    n_errors: Ints | None  # None when the runs record no errors
+
+
+def count_runs(runs: Any, by: tuple[str, ...], threshold: float) -> Counts:
+    """Count a Dask runs table's runs with the rules of a pandas one.
 
     Tasks come in order of first appearance, as from a pandas table; the runs
     stay where they are and one row per task (and word of 32 runs) comes back.
@@ -101,8 +109,6 @@ def tally_dask(runs: Any, by: tuple[str, ...], errors: ErrorPolicy, threshold: f
     sum has as many bits set as there are runs (adding two equal bits carries,
     and a carry never adds a bit), so one group-by sum settles it.
     """
-    if "n" in runs.columns and "c" in runs.columns and "passed" not in runs.columns:
-        return _tally_frame(runs.compute(), by, errors)
     require_runs_columns(runs, by)
     keys = [*by, "task"]
     meta = {name: runs.dtypes[name] for name in keys} | _COUNTED
@@ -131,17 +137,14 @@ def tally_dask(runs: Any, by: tuple[str, ...], errors: ErrorPolicy, threshold: f
     )
     lucky = int(counts["lucky"].sum())
     if lucky:
-        warn_passed_and_errored(lucky, stacklevel=4)
+        warn_passed_and_errored(lucky)
     recorded = "error" in runs.columns or "timed_out" in runs.columns
-    summary = Tally(
+    return Counts(
         labels=counts.index.to_frame(index=False),
         n=counts["n"].to_numpy(dtype=np.int64),
         c=counts["c"].to_numpy(dtype=np.int64),
         n_errors=counts["n_errors"].to_numpy(dtype=np.int64) if recorded else None,
-        by=by,
-        errors="fail",
     )
-    return summary.without_errors() if errors == "exclude" else summary
 
 
 def _raise_repeated(runs: Any, keys: list[str], values: list[object]) -> NoReturn:

@@ -1,0 +1,327 @@
+"""What a runs table must hold and what each of its rows means: the rules, stated once.
+
+* a ``reward`` becomes ``passed`` when ``reward >= threshold - 1e-6`` (the
+  default threshold is 1.0, as tau-bench decides a pass);
+* a run that errored (``error`` not missing) or timed out (``timed_out``) is a
+  **failed** run (``errors="fail"``, the source harness's rule), or is left out
+  of ``n`` altogether (``errors="exclude"``). An error whose ``error_kind`` is
+  ``"agent"`` (the agent's own exception) is a failed run under both policies:
+  only runs that did not measure the agent -- infrastructure errors,
+  time-outs, errors of unknown kind -- are left out;
+* ``run`` holds whole numbers ``>= 0`` and ``passed`` booleans;
+* ``(group..., task, run)`` is unique: a repeated run is refused, never counted
+  twice.
+
+Every reader of runs -- the pandas tally, the Dask tally, the outcome matrix
+and the heatmap's states -- applies these functions, and no other code
+re-states them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal, NamedTuple, TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from passk_lab._typing import Bools, Ints
+from passk_lab._warnings import warn
+
+__all__ = [
+    "REWARD_TOLERANCE",
+    "By",
+    "ErrorPolicy",
+    "Flags",
+    "as_frame",
+    "by_columns",
+    "display",
+    "errored_runs",
+    "is_dask_frame",
+    "missing_key",
+    "passed_from_reward",
+    "policy",
+    "repeated_run",
+    "require_columns",
+    "require_runs_columns",
+    "run_flags",
+    "run_index",
+    "verdicts",
+    "warn_passed_and_errored",
+]
+
+ErrorPolicy: TypeAlias = Literal["fail", "exclude"]
+"""What an errored or timed-out run means: a failure, or no run at all."""
+
+By: TypeAlias = str | Sequence[str] | None
+
+REWARD_TOLERANCE = 1e-6
+_RESERVED = ("task", "run", "passed", "reward", "error", "error_kind", "timed_out")
+
+
+# --- arguments ------------------------------------------------------------------------
+
+
+def policy(errors: object) -> ErrorPolicy:
+    """Return `errors` as an error policy, or refuse it naming both policies."""
+    if errors == "fail":
+        return "fail"
+    if errors == "exclude":
+        return "exclude"
+    raise ValueError(
+        f"errors must be 'fail' (an errored or timed-out run is a failed run) or 'exclude' "
+        f"(it is left out of n), got {errors!r}"
+    )
+
+
+def by_columns(by: By) -> tuple[str, ...]:
+    """Return the grouping columns `by` names, refusing the runs table's own columns."""
+    if by is None:
+        return ()
+    names = (by,) if isinstance(by, str) else tuple(by)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"by must name columns with strings, got {name!r}")
+        if name in _RESERVED:
+            raise ValueError(
+                f"by={name!r} is a column of every runs table, not a grouping column; "
+                f"group by columns such as 'model' or 'domain'"
+            )
+    if len(set(names)) != len(names):
+        raise ValueError(f"by names a column twice: {list(names)}")
+    return names
+
+
+def is_dask_frame(data: object) -> bool:
+    """Whether `data` is a Dask DataFrame (told without importing Dask)."""
+    kind = type(data)
+    return kind.__module__.startswith("dask.") and kind.__name__ == "DataFrame"
+
+
+def as_frame(runs: object, what: str = "runs") -> pd.DataFrame:
+    """Return `runs` if it is a non-empty pandas DataFrame; a clear error otherwise."""
+    if is_dask_frame(runs):
+        raise TypeError(
+            f"{what} is a Dask DataFrame, and this needs every run in memory: pass "
+            f"{what}.compute(), or use tally and the estimators, which take a Dask DataFrame"
+        )
+    if not isinstance(runs, pd.DataFrame):
+        raise TypeError(
+            f"{what} must be a pandas DataFrame with columns task, run and passed (or reward), "
+            f"got {type(runs).__name__}"
+        )
+    if runs.empty:
+        raise ValueError(f"{what} is empty: there are no runs to count")
+    return runs
+
+
+def require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str, fix: str) -> None:
+    """Refuse `frame` if it lacks any of `columns`, naming them, what it has, and `fix`."""
+    missing = [name for name in columns if name not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"{what} has no column {', '.join(map(repr, missing))} "
+            f"(it has {list(map(str, frame.columns))}); {fix}"
+        )
+
+
+def display(value: object) -> object:
+    """Return a numpy scalar as the Python value it holds, for messages (``0``, not ``int64``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+# --- rows -----------------------------------------------------------------------------
+
+
+def passed_from_reward(
+    reward: npt.ArrayLike, threshold: float = 1.0, *, tolerance: float = REWARD_TOLERANCE
+) -> Bools:
+    """Return whether each reward counts as a pass: ``reward >= threshold - tolerance``.
+
+    With the default threshold of 1.0 a run passes when its reward is 1 up to
+    floating-point noise, as tau-bench decides.
+
+    Parameters
+    ----------
+    reward : array_like of float
+        Rewards, one per run. Missing values are refused.
+    threshold : float
+        The reward a run needs to pass.
+    tolerance : float
+        Slack below the threshold, for rewards computed in floating point.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+
+    Raises
+    ------
+    ValueError
+        If a reward is missing (NaN) or not a number.
+
+    Examples
+    --------
+    >>> passed_from_reward([1.0, 0.9999999, 0.5, 0.0]).tolist()
+    [True, True, False, False]
+    >>> passed_from_reward([0.7, 0.8], threshold=0.8).tolist()
+    [False, True]
+    """
+    try:
+        values = np.asarray(reward, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            "reward must hold numbers; convert the column with pd.to_numeric first"
+        ) from None
+    if not np.isfinite(threshold) or not np.isfinite(tolerance) or tolerance < 0:
+        raise ValueError(
+            f"threshold must be finite and tolerance finite and >= 0, got {threshold}, {tolerance}"
+        )
+    missing = np.isnan(values)
+    if missing.any():
+        first = int(np.flatnonzero(missing)[0])
+        raise ValueError(
+            f"reward is missing (NaN) in {int(missing.sum())} run(s), the first at row {first}; "
+            f"a missing reward is neither a pass nor a fail: fill or drop those runs deliberately"
+        )
+    passed: Bools = values >= threshold - tolerance
+    return passed
+
+
+def verdicts(runs: pd.DataFrame, threshold: float) -> Bools:
+    """Return each run's verdict: ``passed`` as booleans, or the pass rule applied to ``reward``."""
+    if "passed" not in runs.columns:
+        return passed_from_reward(runs["reward"], threshold)
+    column = runs["passed"]
+    dtype = column.dtype
+    if dtype == np.bool_:
+        return column.to_numpy()
+    if column.isna().any():
+        raise ValueError(
+            f"passed is missing in {int(column.isna().sum())} run(s); every run needs a verdict: "
+            f"fill or drop those runs deliberately"
+        )
+    if pd.api.types.is_bool_dtype(dtype):
+        return column.to_numpy(dtype=np.bool_)
+    if pd.api.types.is_numeric_dtype(dtype):
+        values = column.to_numpy(dtype=np.float64)
+        if np.all((values == 0) | (values == 1)):
+            judged: Bools = values == 1
+            return judged
+    elif dtype.kind == "O" and all(isinstance(value, bool | np.bool_) for value in column):
+        return column.to_numpy(dtype=np.bool_)
+    examples = pd.unique(column.to_numpy(dtype=object))[:3].tolist()
+    raise ValueError(
+        f"passed must be boolean (True/False, or 1/0), got dtype {dtype} with values such as "
+        f"{examples}; for scores, give a reward column and a threshold instead"
+    )
+
+
+def run_index(runs: pd.DataFrame) -> Ints:
+    """Return ``run`` as whole numbers ``>= 0``, or refuse it saying how to number runs."""
+    column = runs["run"]
+    if column.isna().any():
+        raise ValueError(
+            f"run is missing in {int(column.isna().sum())} row(s); number the runs of each task "
+            f"0, 1, 2, ... (for example runs.groupby('task').cumcount())"
+        )
+    if pd.api.types.is_bool_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(column.dtype):
+        raise ValueError(
+            f"run must hold integers, got dtype {column.dtype}; number the runs of each task "
+            f"0, 1, 2, ... (for example runs.groupby('task').cumcount())"
+        )
+    values = column.to_numpy()
+    if not pd.api.types.is_integer_dtype(column.dtype) and not np.all(np.mod(values, 1) == 0):
+        raise ValueError("run must hold whole numbers, got fractions; number the runs 0, 1, 2")
+    index = values.astype(np.int64, copy=False)
+    if index.min() < 0:
+        row = int(np.argmin(index))
+        raise ValueError(
+            f"run must be >= 0, got {index[row]} at row {row}; runs are numbered from 0"
+        )
+    return index
+
+
+class Flags(NamedTuple):
+    """Per run: an error that did not measure the agent, and a time-out (None: not recorded)."""
+
+    error: Bools | None
+    timed_out: Bools | None
+
+
+def run_flags(runs: pd.DataFrame) -> Flags:
+    """Flag the runs that did not measure the agent, by cause.
+
+    ``error`` is set where a run has an ``error`` whose ``error_kind`` is not
+    ``"agent"`` (an agent's own exception is an ordinary failure), and
+    ``timed_out`` where the run ran out of time.
+    """
+    error: Bools | None = None
+    if "error" in runs.columns:
+        error = runs["error"].notna().to_numpy()
+        if "error_kind" in runs.columns:
+            error = error & (runs["error_kind"] != "agent").to_numpy()
+    timed_out: Bools | None = None
+    if "timed_out" in runs.columns:
+        column = runs["timed_out"]
+        if not pd.api.types.is_bool_dtype(column.dtype) or column.isna().any():
+            raise ValueError(
+                f"timed_out must be boolean with no missing values, got dtype {column.dtype}"
+            )
+        timed_out = column.to_numpy(dtype=np.bool_)
+    return Flags(error, timed_out)
+
+
+def errored_runs(runs: pd.DataFrame) -> Bools | None:
+    """Flag the runs that did not measure the agent: an error not of kind "agent", a time-out."""
+    error, timed_out = run_flags(runs)
+    if error is None:
+        return timed_out
+    return error if timed_out is None else error | timed_out
+
+
+# --- messages -------------------------------------------------------------------------
+
+
+def missing_key(name: str, rows: int) -> ValueError:
+    """Return the error for a task (or group) column missing in `rows` rows."""
+    return ValueError(
+        f"{name} is missing in {rows} row(s); every run needs a {name}: fill or drop those rows "
+        f"deliberately"
+    )
+
+
+def repeated_run(keys: Sequence[str], values: Sequence[object], run: int, times: int) -> ValueError:
+    """Return the error for a run that appears `times` times in one task (and group)."""
+    where = ", ".join(
+        f"{name}={display(value)!r}" for name, value in zip(keys, values, strict=True)
+    )
+    return ValueError(
+        f"run {run} of {where} appears {times} times; each ({', '.join(keys)}, run) "
+        f"must be unique. Drop the rows if they are copies, or renumber the runs if they are "
+        f"distinct: runs['run'] = runs.groupby({list(keys)!r}).cumcount()"
+    )
+
+
+def require_runs_columns(runs: pd.DataFrame, by: tuple[str, ...]) -> None:
+    """Refuse a runs table without task, run, the `by` columns, and passed or reward."""
+    require_columns(
+        runs,
+        ["task", "run", *by],
+        "runs",
+        "a runs table needs task and run columns (and any column named in by)",
+    )
+    if "passed" not in runs.columns and "reward" not in runs.columns:
+        raise ValueError(
+            f"runs has neither a passed nor a reward column "
+            f"(it has {list(map(str, runs.columns))}); "
+            f"give passed (bool) or reward (a number, with a threshold)"
+        )
+
+
+def warn_passed_and_errored(count: int) -> None:
+    """Warn that `count` runs marked passed errored too, and so count as failed (or left out)."""
+    warn(
+        f"{count} run(s) are marked passed but also errored or timed out; "
+        f"they count as failed runs (errors='fail') or are left out (errors='exclude')"
+    )

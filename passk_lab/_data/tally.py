@@ -1,0 +1,237 @@
+"""The tally: runs ``n`` and passes ``c`` per (group..., task), from any input a user has.
+
+:func:`as_tally` is the one entry point. It takes a runs table, an outcome
+matrix (a DataFrame indexed by task, or a 2-D bool array), a tally table
+``[*by, task, n, c]`` or a Dask DataFrame of runs, checks it by the rules of
+:mod:`passk_lab._data.rules`, and returns a :class:`Tally`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from passk_lab._data.rules import (
+    By,
+    ErrorPolicy,
+    as_frame,
+    by_columns,
+    display,
+    errored_runs,
+    is_dask_frame,
+    policy,
+    require_columns,
+    require_runs_columns,
+    run_index,
+    verdicts,
+    warn_passed_and_errored,
+)
+from passk_lab._data.units import Units, check_unique_runs, find_units
+from passk_lab._typing import Bools, Ints
+
+__all__ = ["Checked", "Tally", "as_tally", "check_runs", "tally_checked"]
+
+
+@dataclass(frozen=True, eq=False)
+class Tally:
+    """Per (group..., task): runs `n`, passes `c`, and errored runs, as arrays.
+
+    The sufficient statistic every estimator uses; build it with :func:`tally`.
+    """
+
+    labels: pd.DataFrame  # one row per task: the group columns, then task
+    n: Ints
+    c: Ints
+    n_errors: Ints | None  # errored or timed-out runs; None when the runs record no errors
+    by: tuple[str, ...]
+    errors: ErrorPolicy
+
+    def groups(self) -> tuple[npt.NDArray[np.intp], pd.DataFrame]:
+        """Return the group of every task and the groups' labels, in order of first appearance."""
+        if not self.by:
+            return np.zeros(len(self.n), dtype=np.intp), pd.DataFrame(index=range(1))
+        labels = self.labels[list(self.by)]
+        codes = labels.groupby(list(self.by), sort=False).ngroup().to_numpy().astype(np.intp)
+        first = np.sort(np.unique(codes, return_index=True)[1])
+        return codes, labels.iloc[first].reset_index(drop=True)
+
+    def without_errors(self) -> Tally:
+        """Return the tally under ``errors="exclude"``: errored runs left out of `n`."""
+        if self.errors == "exclude" or self.n_errors is None:
+            return replace(self, errors="exclude")
+        return replace(self, n=self.n - self.n_errors, errors="exclude")
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return the tally as a DataFrame: ``[*by, task, n, c]`` (``n_errors`` if recorded)."""
+        frame = self.labels.reset_index(drop=True).assign(n=self.n, c=self.c)
+        if self.n_errors is not None:
+            frame["n_errors"] = self.n_errors
+        return frame
+
+
+@dataclass(frozen=True, eq=False)
+class Checked:
+    """A runs table's columns, validated: one verdict and one run index per row."""
+
+    passed: Bools  # errored and timed-out runs already count as failed
+    run: Ints
+    errored: Bools | None
+    units: Units
+    keys: list[str]
+
+
+def check_runs(runs: pd.DataFrame, by: tuple[str, ...], threshold: float) -> Checked:
+    """Check a runs table by every rule and return its verdicts, run indices and units."""
+    require_runs_columns(runs, by)
+    passed = verdicts(runs, threshold)
+    run = run_index(runs)
+    errored = errored_runs(runs)
+    keys = [*by, "task"]
+    units = find_units(runs, keys)
+    check_unique_runs(runs, keys, units, run)
+    if errored is not None:
+        lucky = passed & errored
+        if lucky.any():
+            warn_passed_and_errored(int(lucky.sum()))
+            passed = passed & ~errored
+    return Checked(passed=passed, run=run, errored=errored, units=units, keys=keys)
+
+
+def _tally_runs(
+    runs: pd.DataFrame, by: tuple[str, ...], errors: ErrorPolicy, threshold: float
+) -> Tally:
+    checked = check_runs(runs, by, threshold)
+    return tally_checked(runs, by, errors, checked)
+
+
+def tally_checked(
+    runs: pd.DataFrame, by: tuple[str, ...], errors: ErrorPolicy, checked: Checked
+) -> Tally:
+    """Count the checked runs of each unit into a tally under the error policy `errors`."""
+    units, n_rows = checked.units, len(runs)
+    n_errors = None if checked.errored is None else units.count(checked.errored, n_rows)
+    summary = Tally(
+        labels=runs[checked.keys].iloc[units.starts].reset_index(drop=True),
+        n=units.count(None, n_rows),
+        c=units.count(checked.passed, n_rows),
+        n_errors=n_errors,
+        by=by,
+        errors="fail",
+    )
+    return summary.without_errors() if errors == "exclude" else summary
+
+
+def _tally_frame(frame: pd.DataFrame, by: tuple[str, ...], errors: ErrorPolicy) -> Tally:
+    require_columns(
+        frame, ["task", "n", "c", *by], "tally", "a tally has columns [*by, task, n, c]"
+    )
+    arrays = {}
+    for name in ("n", "c"):
+        column = frame[name]
+        if not pd.api.types.is_integer_dtype(column.dtype) or column.isna().any():
+            raise ValueError(f"tally column {name} must hold integers, got dtype {column.dtype}")
+        arrays[name] = column.to_numpy(dtype=np.int64)
+    n, c = arrays["n"], arrays["c"]
+    bad = (c < 0) | (c > n)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"tally row {row} has c={c[row]} passes of n={n[row]} runs; need 0 <= c <= n"
+        )
+    keys = [*by, "task"]
+    repeated = frame.duplicated(keys)
+    if repeated.any():
+        row = int(np.flatnonzero(repeated.to_numpy())[0])
+        raise ValueError(
+            f"tally has task {display(frame['task'].iloc[row])!r} more than once (row {row}); "
+            f"one row per ({', '.join(keys)})"
+        )
+    n_errors = frame["n_errors"].to_numpy(dtype=np.int64) if "n_errors" in frame else None
+    labels = frame[keys].reset_index(drop=True)
+    return Tally(labels=labels, n=n, c=c, n_errors=n_errors, by=by, errors=errors)
+
+
+def _tally_matrix(
+    matrix: pd.DataFrame | np.ndarray, by: tuple[str, ...], errors: ErrorPolicy
+) -> Tally:
+    if isinstance(matrix, np.ndarray):
+        if by:
+            raise ValueError("by needs labelled groups: give the outcome matrix as a DataFrame")
+        if matrix.ndim != 2 or matrix.dtype != np.bool_:
+            raise ValueError(
+                f"an outcome matrix array must be 2-D bool (tasks x runs), got "
+                f"{matrix.ndim}-D {matrix.dtype}"
+            )
+        c = np.count_nonzero(matrix, axis=1).astype(np.int64, copy=False)
+        n = np.full(len(matrix), matrix.shape[1], dtype=np.int64)
+        labels = pd.DataFrame({"task": np.arange(len(matrix), dtype=np.int64)})
+        return Tally(labels=labels, n=n, c=c, n_errors=None, by=(), errors=errors)
+    names = list(matrix.index.names)
+    if not names or names[-1] != "task":
+        raise ValueError("an outcome matrix's index must end with a level named task")
+    missing = [name for name in by if name not in names]
+    if missing:
+        raise ValueError(f"by names {missing}, which are not index levels of the outcome matrix")
+    n = np.zeros(len(matrix), dtype=np.int64)
+    c = np.zeros(len(matrix), dtype=np.int64)
+    for name, column in matrix.items():
+        if not pd.api.types.is_bool_dtype(column.dtype):
+            raise ValueError(
+                f"outcome matrix column {name!r} has dtype {column.dtype}; the cells must be "
+                f"boolean (nullable boolean for missing runs)"
+            )
+        values = column.array
+        if isinstance(values, pd.arrays.BooleanArray):
+            present = ~values.isna()
+            n += present
+            c += values.to_numpy(dtype=np.bool_, na_value=False)
+        else:
+            n += 1
+            c += column.to_numpy(dtype=np.bool_)
+    labels = matrix.index.to_frame(index=False)[[*by, "task"]]
+    return Tally(labels=labels, n=n, c=c, n_errors=None, by=by, errors=errors)
+
+
+def as_tally(
+    data: object, by: By = None, *, errors: ErrorPolicy = "fail", threshold: float = 1.0
+) -> Tally:
+    """Reduce runs, an outcome matrix or a tally (pandas or Dask) to a :class:`Tally`."""
+    rule = policy(errors)
+    groups = by_columns(by)
+    if is_dask_frame(data):
+        return _tally_dask(data, groups, rule, threshold)
+    if isinstance(data, np.ndarray):
+        return _tally_matrix(data, groups, rule)
+    frame = as_frame(data)
+    if "task" in frame.columns:
+        if "n" in frame.columns and "c" in frame.columns and "passed" not in frame.columns:
+            return _tally_frame(frame, groups, rule)
+        return _tally_runs(frame, groups, rule, threshold)
+    if "task" in frame.index.names:
+        return _tally_matrix(frame, groups, rule)
+    raise ValueError(
+        f"runs has no task column (columns {list(map(str, frame.columns))}); give a runs table "
+        f"[task, run, passed], a tally [task, n, c] or an outcome matrix indexed by task"
+    )
+
+
+def _tally_dask(data: Any, by: tuple[str, ...], errors: ErrorPolicy, threshold: float) -> Tally:
+    """Tally a Dask DataFrame: a tally table is collected, runs are counted where they are."""
+    from passk_lab._data.dask import count_runs  # imports dask, only for a Dask input
+
+    if "n" in data.columns and "c" in data.columns and "passed" not in data.columns:
+        return _tally_frame(data.compute(), by, errors)
+    counts = count_runs(data, by, threshold)
+    summary = Tally(
+        labels=counts.labels,
+        n=counts.n,
+        c=counts.c,
+        n_errors=counts.n_errors,
+        by=by,
+        errors="fail",
+    )
+    return summary.without_errors() if errors == "exclude" else summary
