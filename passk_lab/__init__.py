@@ -28,10 +28,18 @@ from passk_lab.estimators import (
     plugin_pow_k,
     reliability_curve,
 )
-from passk_lab.harness import EvalResult, Guard, Task, evaluate, evaluate_async
+from passk_lab.harness import (
+    ERROR_KINDS,
+    EvalResult,
+    Guard,
+    Ledger,
+    Task,
+    evaluate,
+    evaluate_async,
+    read_ledger,
+)
 from passk_lab.heterogeneity import BetaBinomialFit, fit_betabinom, success_counts
 from passk_lab.intervals import ConfidenceInterval, PassAt1Error, binomial_ci, pass_at_1_se
-from passk_lab.ledger import ERROR_KINDS, Ledger, read_ledger
 from passk_lab.outcomes import (
     compact_runs,
     outcome_matrix,

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import inspect
 import itertools
 import signal
 import threading
@@ -12,6 +14,7 @@ import pytest
 
 import passk_lab as pk
 from passk_lab import EvalResult, Task, coin_tasks, evaluate, evaluate_async
+from passk_lab.harness._runner import Settings
 
 # --- the source's four tests -------------------------------------------------------------
 
@@ -418,7 +421,7 @@ def sleeps(monkeypatch):
         delays.append(delay)
         await real_sleep(0)
 
-    monkeypatch.setattr("passk_lab.harness.asyncio.sleep", fake_sleep)
+    monkeypatch.setattr("passk_lab.harness._runner.asyncio.sleep", fake_sleep)
     return delays
 
 
@@ -513,6 +516,18 @@ def test_error_sensitivity_reads_infrastructure_errors_both_ways():
 def test_bad_options_are_refused(options, error, message):
     with pytest.raises(error, match=message):
         evaluate([Task(run=lambda: True)], 1, **options)
+
+
+@pytest.mark.parametrize("function", [evaluate, evaluate_async])
+def test_the_settings_are_the_keyword_options_of_both_functions(function):
+    """Settings is where the options are checked: its fields must be the signatures' options."""
+    options = [
+        (name, parameter.default, parameter.annotation)
+        for name, parameter in inspect.signature(function).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    ]
+    fields = [(field.name, field.default, field.type) for field in dataclasses.fields(Settings)]
+    assert options == fields
 
 
 # --- interrupts and progress ---------------------------------------------------------------

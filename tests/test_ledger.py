@@ -243,6 +243,17 @@ def test_a_half_written_last_line_is_ignored_and_its_run_run_again(tmp_path):
     assert path.read_bytes()[:last] == whole[:last]
 
 
+def test_the_half_written_line_warning_names_the_callers_file(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    evaluate(table_tasks(), K, ledger=path)
+    path.write_bytes(path.read_bytes()[:-5])
+    with pytest.warns(UserWarning, match="half-written") as read:
+        pk.read_ledger(path)
+    with pytest.warns(UserWarning, match="half-written") as resumed:
+        evaluate(table_tasks(), K, ledger=path, resume=True)
+    assert [read[0].filename, resumed[0].filename] == [__file__, __file__]
+
+
 def cut_short(text: str, line: int) -> str:
     """Drop the last character of one line (1-based), its closing brace."""
     rows = text.split("\n")

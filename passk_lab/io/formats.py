@@ -8,11 +8,11 @@ from typing import Any, Literal, TypeAlias, get_args
 
 import pandas as pd
 
+from passk_lab.harness import read_ledger
+from passk_lab.harness._ledger import FORMAT as LEDGER_FORMAT
 from passk_lab.io.inspect_logs import read_inspect_log
 from passk_lab.io.tables import TABLE_SUFFIXES, read_runs
 from passk_lab.io.tau_bench import read_tau_bench
-from passk_lab.ledger import FORMAT as LEDGER_FORMAT
-from passk_lab.ledger import read_ledger
 
 __all__ = ["FORMATS", "Format", "detect_format", "read"]
 

@@ -31,13 +31,14 @@ import datetime as dt
 import json
 import numbers
 import os
-import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
+
+from passk_lab._warnings import warn
 
 __all__ = ["ERROR_KINDS", "Ledger", "read_ledger"]
 
@@ -237,11 +238,10 @@ class _Parsed(NamedTuple):
 def _parse(content: bytes, path: Path) -> _Parsed:
     complete_bytes = content.rfind(b"\n") + 1
     if complete_bytes < len(content):
-        warnings.warn(
+        warn(
             f"{path}: ignored a half-written last line (the evaluation stopped while writing "
             f"it); that run was not recorded, and a resumed evaluation runs it again",
             UserWarning,
-            stacklevel=4,
         )
     lines = content[:complete_bytes].decode("utf-8").splitlines()
     if not lines:

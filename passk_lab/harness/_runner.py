@@ -15,9 +15,9 @@ The rules are the source document's:
 On top of the source, for agents that take minutes and cost money per run:
 
 * every run is kept as a row of :attr:`EvalResult.runs`, and with ``ledger=PATH``
-  appended to a JSON Lines file the moment it finishes (:mod:`passk_lab.ledger`),
-  so that ``resume=True`` runs only what a crashed or interrupted evaluation
-  left undone;
+  appended to a JSON Lines file the moment it finishes
+  (:mod:`passk_lab.harness._ledger`), so that ``resume=True`` runs only what a
+  crashed or interrupted evaluation left undone;
 * runs may go ``concurrency`` at a time; the rows and the figures are the same
   as a sequential run with the same outcomes;
 * exceptions named as ``infrastructure`` are retried with backoff and, when
@@ -44,9 +44,16 @@ from typing import IO, Any, Generic, TypeVar
 
 import pandas as pd
 
-from passk_lab import ledger as _ledger
 from passk_lab._checks import as_int, positive_int
 from passk_lab._version import __version__
+from passk_lab.harness._ledger import (
+    RunRecord,
+    header,
+    json_id,
+    open_ledger,
+    run_line,
+    runs_frame,
+)
 
 __all__ = ["EvalResult", "Guard", "Task", "evaluate", "evaluate_async"]
 
@@ -156,19 +163,6 @@ class EvalResult:
         )
 
 
-@dataclass(frozen=True)
-class _Plan:
-    tasks: tuple[Task[Any], ...]
-    ids: tuple[Hashable, ...]
-    k: int
-    per_run_ms: int | None
-    guard: Guard
-    concurrency: int
-    infrastructure: tuple[type[Exception], ...]
-    retries: int
-    backoff_s: float
-
-
 def _milliseconds(name: str, value: object) -> float | None:
     if value is None:
         return None
@@ -210,18 +204,102 @@ def _backoff(backoff_s: object) -> float:
     return float(backoff_s)
 
 
-def _plan(
-    tasks: Sequence[Task[Any]],
-    k: object,
-    *,
-    timeout_ms: object = None,
-    run_timeout_ms: object = None,
-    guard: Guard | None = None,
-    concurrency: object = 1,
-    infrastructure: object = (),
-    retries: object = 3,
-    backoff_s: object = 1.0,
-) -> _Plan:
+@dataclass(frozen=True)
+class Settings:
+    """The keyword options of :func:`evaluate` and :func:`evaluate_async`, checked.
+
+    The fields are those options, in their order and with their defaults.
+    Building one checks every option (the messages are those :func:`evaluate`
+    raises) and normalises it: time limits to float milliseconds, integers to
+    ``int``, `infrastructure` to a tuple of exception classes. A new option is
+    a field here and a parameter of both functions, documented under
+    :func:`evaluate`; everything past the two signatures reads it from here.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If an option is invalid, as listed under :func:`evaluate`.
+
+    Examples
+    --------
+    >>> settings = Settings(run_timeout_ms=500, infrastructure=ConnectionError)
+    >>> settings.run_timeout_ms, settings.infrastructure, settings.retries
+    (500.0, (<class 'ConnectionError'>,), 3)
+    >>> Settings(resume=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: resume=True continues a ledger; pass ledger=PATH as well
+    """
+
+    timeout_ms: float | None = None
+    run_timeout_ms: float | None = None
+    guard: Guard | None = None
+    concurrency: int = 1
+    ledger: str | os.PathLike[str] | None = None
+    resume: bool = False
+    model: str | None = None
+    seed: int | None = None
+    metadata: Mapping[str, Any] | None = None
+    infrastructure: type[Exception] | tuple[type[Exception], ...] = ()
+    retries: int = 3
+    backoff_s: float = 1.0
+    progress: bool = False
+
+    def __post_init__(self) -> None:
+        budget = _milliseconds("timeout_ms", self.timeout_ms)
+        run_ms = _milliseconds("run_timeout_ms", self.run_timeout_ms)
+        if self.guard is not None and budget is None and run_ms is None:
+            raise ValueError(
+                "guard only applies under a time limit; pass timeout_ms or run_timeout_ms as "
+                "well, or drop guard"
+            )
+        retries = as_int("retries", self.retries)
+        if retries < 0:
+            raise ValueError(f"retries must be >= 0, got {retries}")
+        checked = {
+            "timeout_ms": budget,
+            "run_timeout_ms": run_ms,
+            "retries": retries,
+            "concurrency": positive_int("concurrency", self.concurrency),
+            "infrastructure": _exception_types(self.infrastructure),
+            "backoff_s": _backoff(self.backoff_s),
+        }
+        resume, progress = self.resume, self.progress
+        if not isinstance(resume, bool) or not isinstance(progress, bool):
+            raise TypeError(
+                f"resume and progress must be True or False, got {resume!r}, {progress!r}"
+            )
+        if resume and self.ledger is None:
+            raise ValueError("resume=True continues a ledger; pass ledger=PATH as well")
+        if self.model is not None and not isinstance(self.model, str):
+            raise TypeError(f"model must be the model or agent's name as text, got {self.model!r}")
+        if self.metadata is not None and not isinstance(self.metadata, Mapping):
+            raise TypeError(
+                f"metadata must be a dict of JSON values, got {type(self.metadata).__name__}"
+            )
+        checked["seed"] = None if self.seed is None else as_int("seed", self.seed)
+        for name, value in checked.items():  # frozen: set the checked values once, here
+            object.__setattr__(self, name, value)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What one evaluation runs: the tasks, their ids, k, its settings and the time limit."""
+
+    tasks: tuple[Task[Any], ...]
+    ids: tuple[Hashable, ...]
+    k: int
+    settings: Settings
+    per_run_ms: int | None
+    guard: Guard
+
+
+def _plan(tasks: Sequence[Task[Any]], k: object, **options: Any) -> _Plan:
+    """Check the arguments of :func:`evaluate`, `k` and `tasks` first, and plan the runs.
+
+    `options` are the keyword options of :func:`evaluate`, which build the
+    :class:`Settings`.
+    """
     runs_per_task = positive_int("k", k)
     task_list = tuple(tasks)
     if not task_list:
@@ -239,26 +317,15 @@ def _plan(
             f"task ids must be unique, but {repeated[0]!r} names more than one task; "
             "give every Task its own id"
         )
-    budget = _milliseconds("timeout_ms", timeout_ms)
-    run_ms = _milliseconds("run_timeout_ms", run_timeout_ms)
-    if guard is not None and budget is None and run_ms is None:
-        raise ValueError(
-            "guard only applies under a time limit; pass timeout_ms or run_timeout_ms as well, "
-            "or drop guard"
-        )
-    retry_count = as_int("retries", retries)
-    if retry_count < 0:
-        raise ValueError(f"retries must be >= 0, got {retry_count}")
+    settings = Settings(**options)
+    runs = len(task_list) * runs_per_task
     return _Plan(
         tasks=task_list,
         ids=ids,
         k=runs_per_task,
-        per_run_ms=_per_run_ms(budget, run_ms, len(task_list) * runs_per_task),
-        guard=guard or _default_guard,
-        concurrency=positive_int("concurrency", concurrency),
-        infrastructure=_exception_types(infrastructure),
-        retries=retry_count,
-        backoff_s=_backoff(backoff_s),
+        settings=settings,
+        per_run_ms=_per_run_ms(settings.timeout_ms, settings.run_timeout_ms, runs),
+        guard=settings.guard or _default_guard,
     )
 
 
@@ -324,14 +391,15 @@ async def _default_guard(fn: Callable[[], Any], ms: int) -> Any:
 async def _outcome(task: Task[Any], ms: int | None, plan: _Plan) -> Any:
     """One attempt at a run: its result, under the time limit, in a thread if runs overlap."""
     call = task.run if ms is None else functools.partial(plan.guard, task.run, ms)
-    if plan.concurrency > 1 and not _is_async(call):
+    if plan.settings.concurrency > 1 and not _is_async(call):
         return await _resolve(await _in_daemon_thread(call))
     return await _resolve(call())
 
 
-async def _run_once(task: Task[Any], task_id: Hashable, run: int, plan: _Plan) -> _ledger.RunRecord:
+async def _run_once(task: Task[Any], task_id: Hashable, run: int, plan: _Plan) -> RunRecord:
     started_us = time.time_ns() // 1000
     started = time.perf_counter()
+    settings = plan.settings
     ms = plan.per_run_ms
     limit_s = math.inf if ms is None else ms / 1000
     attempts = 1
@@ -340,8 +408,8 @@ async def _run_once(task: Task[Any], task_id: Hashable, run: int, plan: _Plan) -
             passed, error = bool(task.passes(await _outcome(task, ms, plan))), None
         except Exception as exc:  # a failed run, never a failed evaluation
             passed, error = False, exc
-            if isinstance(exc, plan.infrastructure) and attempts <= plan.retries:
-                delay = plan.backoff_s * 2 ** (attempts - 1)
+            if isinstance(exc, settings.infrastructure) and attempts <= settings.retries:
+                delay = settings.backoff_s * 2 ** (attempts - 1)
                 left_s = limit_s - (time.perf_counter() - started)
                 if delay < left_s:  # retries share the run's time limit
                     await asyncio.sleep(delay)
@@ -351,11 +419,11 @@ async def _run_once(task: Task[Any], task_id: Hashable, run: int, plan: _Plan) -
         break
     timed_out = isinstance(error, TimeoutError)
     kind = None
-    if isinstance(error, plan.infrastructure):
+    if isinstance(error, settings.infrastructure):
         kind = "infrastructure"
     elif error is not None:
         kind = "timeout" if timed_out else "agent"
-    return _ledger.RunRecord(
+    return RunRecord(
         task=task_id,
         run=run,
         passed=passed,
@@ -372,41 +440,42 @@ async def _run_once(task: Task[Any], task_id: Hashable, run: int, plan: _Plan) -
 class _Session:
     """What one call of evaluate keeps between runs: the ledger, the progress bar, the counts."""
 
-    def __init__(self, plan: _Plan, options: _RecordOptions) -> None:
+    def __init__(self, plan: _Plan) -> None:
+        settings = plan.settings
         self.plan = plan
         self.total = len(plan.tasks) * plan.k
-        self.path = options.ledger
-        self.recorded: list[_ledger.RunRecord] = []
+        self.path = settings.ledger
+        self.recorded: list[RunRecord] = []
         self.handle: IO[str] | None = None
-        if options.ledger is not None:  # ids as the ledger will give them back
-            json_ids = (_ledger.json_id(task_id, index) for index, task_id in enumerate(plan.ids))
+        if settings.ledger is not None:  # ids as the ledger will give them back
+            json_ids = (json_id(task_id, index) for index, task_id in enumerate(plan.ids))
             self.plan = plan = dataclasses.replace(plan, ids=tuple(json_ids))
-        self.header = _ledger.header(
-            model=options.model,
-            seed=options.seed,
+        self.header = header(
+            model=settings.model,
+            seed=settings.seed,
             version=__version__,
             k=plan.k,
             tasks=list(plan.ids),
-            timeout_ms=options.timeout_ms,
-            run_timeout_ms=options.run_timeout_ms,
-            metadata=options.metadata,
+            timeout_ms=settings.timeout_ms,
+            run_timeout_ms=settings.run_timeout_ms,
+            metadata=settings.metadata,
             started_us=time.time_ns() // 1000,
         )
-        if options.ledger is not None:
-            self.handle, self.recorded, self.header = _ledger.open_ledger(
-                options.ledger, self.header, resume=options.resume
+        if settings.ledger is not None:
+            self.handle, self.recorded, self.header = open_ledger(
+                settings.ledger, self.header, resume=settings.resume
             )
         self.finished = len(self.recorded)
         self.passed = sum(record.passed for record in self.recorded)
         self.bar: Any = None
-        if options.progress:
+        if settings.progress:
             from tqdm.auto import tqdm
 
             self.bar = tqdm(total=self.total, initial=self.finished, unit="run", desc="evaluate")
 
-    def record(self, record: _ledger.RunRecord) -> None:
+    def record(self, record: RunRecord) -> None:
         if self.handle is not None:
-            self.handle.write(_ledger.run_line(record))
+            self.handle.write(run_line(record))
             self.handle.flush()
         self.finished += 1
         self.passed += record.passed
@@ -435,20 +504,6 @@ class _Session:
         )
 
 
-@dataclass(frozen=True)
-class _RecordOptions:
-    """What evaluate records and shows, beside what it runs (the plan)."""
-
-    ledger: str | os.PathLike[str] | None
-    resume: bool
-    model: str | None
-    seed: int | None
-    metadata: Mapping[str, Any] | None
-    timeout_ms: float | None
-    run_timeout_ms: float | None
-    progress: bool
-
-
 async def _execute(session: _Session) -> EvalResult:
     plan = session.plan
     position = {task_id: index for index, task_id in enumerate(plan.ids)}
@@ -466,10 +521,10 @@ async def _execute(session: _Session) -> EvalResult:
             if current is not None and current.cancelling():  # Ctrl-C during a plain run
                 raise asyncio.CancelledError
 
-    if plan.concurrency == 1:
+    if plan.settings.concurrency == 1:
         await worker()
     else:
-        workers = [asyncio.ensure_future(worker()) for _ in range(plan.concurrency)]
+        workers = [asyncio.ensure_future(worker()) for _ in range(plan.settings.concurrency)]
         try:
             await asyncio.gather(*workers)
         finally:
@@ -489,59 +544,9 @@ async def _execute(session: _Session) -> EvalResult:
         plan.k,
         single / n_tasks,
         all_k / n_tasks,
-        _ledger.runs_frame(records),
+        runs_frame(records),
         session.header,
     )
-
-
-def _prepare(
-    tasks: Sequence[Task[Any]],
-    k: object,
-    *,
-    timeout_ms: object,
-    run_timeout_ms: object,
-    guard: Guard | None,
-    concurrency: object,
-    ledger: str | os.PathLike[str] | None,
-    resume: object,
-    model: object,
-    seed: object,
-    metadata: object,
-    infrastructure: object,
-    retries: object,
-    backoff_s: object,
-    progress: object,
-) -> _Session:
-    plan = _plan(
-        tasks,
-        k,
-        timeout_ms=timeout_ms,
-        run_timeout_ms=run_timeout_ms,
-        guard=guard,
-        concurrency=concurrency,
-        infrastructure=infrastructure,
-        retries=retries,
-        backoff_s=backoff_s,
-    )
-    if not isinstance(resume, bool) or not isinstance(progress, bool):
-        raise TypeError(f"resume and progress must be True or False, got {resume!r}, {progress!r}")
-    if resume and ledger is None:
-        raise ValueError("resume=True continues a ledger; pass ledger=PATH as well")
-    if model is not None and not isinstance(model, str):
-        raise TypeError(f"model must be the model or agent's name as text, got {model!r}")
-    if metadata is not None and not isinstance(metadata, Mapping):
-        raise TypeError(f"metadata must be a dict of JSON values, got {type(metadata).__name__}")
-    options = _RecordOptions(
-        ledger=ledger,
-        resume=resume,
-        model=model,
-        seed=None if seed is None else as_int("seed", seed),
-        metadata=metadata,
-        timeout_ms=_milliseconds("timeout_ms", timeout_ms),
-        run_timeout_ms=_milliseconds("run_timeout_ms", run_timeout_ms),
-        progress=progress,
-    )
-    return _Session(plan, options)
 
 
 async def evaluate_async(
@@ -575,7 +580,7 @@ async def evaluate_async(
     >>> asyncio.run(evaluate_async([Task(run=answer)], k=2)).pass_at_1
     1.0
     """
-    session = _prepare(**locals())  # every argument, checked
+    session = _Session(_plan(**locals()))  # every argument, checked
     try:
         return await _execute(session)
     except (KeyboardInterrupt, asyncio.CancelledError) as stop:
@@ -635,8 +640,9 @@ def evaluate(
     ledger : str or path-like, optional
         A JSON Lines file to record the evaluation in: a header (model, date,
         seed, version, tasks, k, metadata), then one line per run, appended and
-        flushed as the run finishes (see :mod:`passk_lab.ledger`). An existing
-        file is refused unless `resume` is set. Task ids must be int or str.
+        flushed as the run finishes (see :mod:`passk_lab.harness._ledger`). An
+        existing file is refused unless `resume` is set. Task ids must be int or
+        str.
     resume : bool, default False
         Continue the evaluation recorded in `ledger`: runs it records are not
         run again, the others are, and the result covers them all. The ledger
@@ -721,7 +727,7 @@ def evaluate(
     >>> result.runs["task"].iloc[[0, -1]].tolist(), result.header["model"]
     (['task-0', 'task-9'], 'always-right')
     """
-    session = _prepare(**locals())  # every argument, checked
+    session = _Session(_plan(**locals()))  # every argument, checked
     try:
         return _run_to_end(session)
     except KeyboardInterrupt as stop:

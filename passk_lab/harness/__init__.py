@@ -1,0 +1,31 @@
+"""Run AI-agent tasks k times, keep every run, and read the record back.
+
+:func:`evaluate` (or, from async code, :func:`evaluate_async`) runs every
+:class:`Task` `k` times and returns an :class:`EvalResult`: pass@1, pass^k
+and one row per run. With ``ledger=PATH`` each run is also appended to a JSON
+Lines file as it finishes, which :func:`read_ledger` reads back as a
+:class:`Ledger` and ``resume=True`` continues. How runs are timed, retried
+and counted is told in :mod:`passk_lab.harness._runner`; the ledger's lines
+in :mod:`passk_lab.harness._ledger`.
+
+Examples
+--------
+>>> from passk_lab.harness import Task, evaluate
+>>> result = evaluate([Task(run=lambda: True, id="always")], k=3)
+>>> result.pass_at_1, result.pass_pow_k, len(result.runs)
+(1.0, 1.0, 3)
+"""
+
+from passk_lab.harness._ledger import ERROR_KINDS, Ledger, read_ledger
+from passk_lab.harness._runner import EvalResult, Guard, Task, evaluate, evaluate_async
+
+__all__ = [
+    "ERROR_KINDS",
+    "EvalResult",
+    "Guard",
+    "Ledger",
+    "Task",
+    "evaluate",
+    "evaluate_async",
+    "read_ledger",
+]
