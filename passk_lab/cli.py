@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from passk_lab import __version__
+from passk_lab._version import __version__
 from passk_lab._interval_policy import INTERVAL_METHODS
 from passk_lab.estimators import reliability_curve
 from passk_lab.harness import evaluate

@@ -27,6 +27,7 @@ from passk_lab._checks import confidence, k_values, positive_int, probability
 from passk_lab._interval import normal_interval, pass_at_1_errors
 from passk_lab._interval_policy import INTERVAL_METHODS, IntervalSpec, curve_intervals
 from passk_lab._typing import Floats
+from passk_lab._warnings import UNSET, renamed
 from passk_lab.intervals import BINOMIAL_METHODS, BinomialMethod, binomial_ci
 
 __all__ = ["COVERAGE_METHODS", "interval_coverage"]
@@ -48,7 +49,7 @@ def _truth(p: float, icc: float, ks: np.ndarray) -> tuple[Floats, Floats]:
 
 def interval_coverage(
     n_tasks: int,
-    n_runs: int,
+    runs_per_task: int | None = None,
     *,
     p: float = 0.85,
     icc: float = 0.0,
@@ -58,12 +59,13 @@ def interval_coverage(
     n_replicates: int = 1000,
     n_resamples: int = 2000,
     rng: int | np.random.Generator | None = None,
+    n_runs: int | None = UNSET,
 ) -> pd.DataFrame:
     """Simulate evaluations from a known model and measure each interval's coverage and width.
 
     Parameters
     ----------
-    n_tasks, n_runs : int
+    n_tasks, runs_per_task : int
         Tasks per evaluation and runs per task.
     p : float
         Mean per-run pass rate, in (0, 1).
@@ -71,11 +73,11 @@ def interval_coverage(
         Intra-task correlation in [0, 1): 0 gives every task the rate `p`;
         above 0 task rates are Beta with mean `p` and this correlation.
     ks : sequence of int, optional
-        The k values, each ``<= n_runs``; by default 1 to `n_runs`.
+        The k values, each ``<= runs_per_task``; by default 1 to `runs_per_task`.
     methods : sequence of str
         Any of :func:`~passk_lab.reliability_curve`'s methods (``"auto"``,
         ``"percentile"``, ``"bca"``, ``"two-level"``, and the binomial
-        methods, which apply only at ``k = n_runs``), ``"analytic"`` (the
+        methods, which apply only at ``k = runs_per_task``), ``"analytic"`` (the
         p̂^k band) and ``"clustered"`` / ``"naive"`` (normal intervals of
         pass@1 from :func:`~passk_lab.pass_at_1_se`, k = 1 only).
     confidence_level : float
@@ -87,6 +89,8 @@ def interval_coverage(
         Bootstrap resamples per interval.
     rng : int, numpy.random.Generator or None
         Seed or generator of everything random here.
+    n_runs : int, optional
+        The old name of `runs_per_task`; deprecated, it goes in the next release.
 
     Returns
     -------
@@ -104,7 +108,10 @@ def interval_coverage(
     True
     """
     tasks = positive_int("n_tasks", n_tasks)
-    runs = positive_int("n_runs", n_runs)
+    asked = renamed("n_runs", "runs_per_task", n_runs, runs_per_task)
+    if asked is None:
+        raise TypeError("interval_coverage needs runs_per_task, the runs of every task")
+    runs = positive_int("runs_per_task", asked)
     rate = probability("p", p)
     if not 0.0 < rate < 1.0:
         raise ValueError(f"p must be strictly between 0 and 1, got {rate}")
@@ -115,7 +122,7 @@ def interval_coverage(
     replicates = positive_int("n_replicates", n_replicates)
     values_ks = k_values(ks, runs)
     if values_ks.max() > runs:
-        raise ValueError(f"ks must be at most n_runs = {runs}, got {values_ks.max()}")
+        raise ValueError(f"ks must be at most runs_per_task = {runs}, got {values_ks.max()}")
     unknown = [method for method in methods if method not in COVERAGE_METHODS]
     if unknown or not methods:
         raise ValueError(

@@ -22,6 +22,7 @@ from passk_lab._checks import confidence, positive_int, probability
 from passk_lab._data.cells import products
 from passk_lab._interval import z_value
 from passk_lab._typing import Floats
+from passk_lab._warnings import UNSET, renamed
 
 __all__ = ["plan_evaluation", "required_p", "zero_failure_runs"]
 
@@ -113,9 +114,10 @@ def plan_evaluation(
     p: float,
     k: int,
     *,
-    runs: int | Iterable[int] | None = None,
+    runs_per_task: int | Iterable[int] | None = None,
     icc: float = 0.0,
     confidence_level: float = 0.95,
+    runs: int | Iterable[int] | None = UNSET,
 ) -> pd.DataFrame:
     """Return how many tasks give a pass^k interval of a chosen half-width, per runs per task.
 
@@ -137,13 +139,15 @@ def plan_evaluation(
         The guessed mean per-run pass rate, in (0, 1).
     k : int
         The pass^k to measure.
-    runs : int or sequence of int, optional
+    runs_per_task : int or sequence of int, optional
         Runs per task to consider, each ``>= k``; by default k, 2k and 4k.
     icc : float
         Guessed intra-task correlation in [0, 1) (see
         :func:`~passk_lab.fit_betabinom`); 0 for identical tasks.
     confidence_level : float
         In (0, 1).
+    runs : int or sequence of int, optional
+        The old name of `runs_per_task`; deprecated, it goes in the next release.
 
     Returns
     -------
@@ -183,12 +187,14 @@ def plan_evaluation(
     if correlation >= 1.0:
         raise ValueError("icc must be below 1 (at 1 every task always passes or always fails)")
     level = confidence(confidence_level)
-    if runs is None:
+    asked = renamed("runs", "runs_per_task", runs, runs_per_task)
+    if asked is None:
         choices = [power, 2 * power, 4 * power]
     else:
-        choices = [
-            positive_int("runs", value) for value in ([runs] if isinstance(runs, int) else runs)
-        ]
+        values = [asked] if isinstance(asked, int) else asked
+        if not isinstance(values, Iterable):
+            raise TypeError(f"runs_per_task must be an integer or integers, got {asked!r}")
+        choices = [positive_int("runs_per_task", value) for value in values]
     if any(choice < power for choice in choices):
         raise ValueError(f"runs per task must be at least k = {power} to measure pass^{power}")
     z = z_value(level)

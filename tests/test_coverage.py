@@ -1,4 +1,5 @@
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import special, stats
 
@@ -73,7 +74,7 @@ def test_identical_tasks_make_the_analytic_band_right():
     [
         ({"methods": ["bootstrap"]}, "methods must be a non-empty list of auto"),
         ({"methods": []}, "methods must be a non-empty list"),
-        ({"ks": [6]}, "ks must be at most n_runs = 5"),
+        ({"ks": [6]}, "ks must be at most runs_per_task = 5"),
         ({"p": 1.0}, "p must be strictly between 0 and 1"),
         ({"icc": 1.0}, "icc must be below 1"),
         ({"n_replicates": 0}, "n_replicates must be a positive integer"),
@@ -82,3 +83,12 @@ def test_identical_tasks_make_the_analytic_band_right():
 def test_bad_settings_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
         pk.interval_coverage(10, 5, **kwargs)
+
+
+def test_the_old_n_runs_keyword_still_works_with_a_warning() -> None:
+    options = {"methods": ["wilson"], "n_replicates": 20, "rng": 3}
+    with pytest.warns(DeprecationWarning, match="runs_per_task"):
+        old = pk.interval_coverage(30, n_runs=4, **options)
+    pd.testing.assert_frame_equal(old, pk.interval_coverage(30, runs_per_task=4, **options))
+    with pytest.raises(TypeError, match="needs runs_per_task"):
+        pk.interval_coverage(30, methods=["wilson"])

@@ -1,6 +1,7 @@
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import special
 from statsmodels.stats.proportion import samplesize_confint_proportion
@@ -59,7 +60,7 @@ def test_zero_failure_runs_needs_p0_inside(p0):
     ("p", "k", "half_width"), [(0.85, 5, 0.05), (0.6, 3, 0.1), (0.95, 10, 0.03)]
 )
 def test_plan_with_k_runs_and_identical_tasks_is_the_binomial_sample_size(p, k, half_width):
-    plan = pk.plan_evaluation(half_width, p, k, runs=k)
+    plan = pk.plan_evaluation(half_width, p, k, runs_per_task=k)
     row = plan.iloc[0]
     expected = samplesize_confint_proportion(p**k, half_width, alpha=0.05)
     assert row["n_tasks"] == math.ceil(expected)
@@ -71,7 +72,7 @@ def test_plan_with_k_runs_and_identical_tasks_is_the_binomial_sample_size(p, k, 
 
 def test_task_sd_matches_simulated_tasks():
     p, icc, runs, k = 0.7, 0.3, 10, 4
-    row = pk.plan_evaluation(0.05, p, k, runs=runs, icc=icc).iloc[0]
+    row = pk.plan_evaluation(0.05, p, k, runs_per_task=runs, icc=icc).iloc[0]
     alpha, beta = p * (1 - icc) / icc, (1 - p) * (1 - icc) / icc
     rng = np.random.default_rng(1)
     passes = rng.binomial(runs, rng.beta(alpha, beta, size=400_000))
@@ -82,7 +83,7 @@ def test_task_sd_matches_simulated_tasks():
 
 
 def test_planned_tasks_give_the_half_width_in_simulation():
-    plan = pk.plan_evaluation(0.05, 0.85, 5, runs=5, icc=0.3).iloc[0]
+    plan = pk.plan_evaluation(0.05, 0.85, 5, runs_per_task=5, icc=0.3).iloc[0]
     tasks = int(plan["n_tasks"])
     rng = np.random.default_rng(2)
     alpha, beta = 0.85 * 0.7 / 0.3, 0.15 * 0.7 / 0.3
@@ -99,7 +100,7 @@ def test_planned_tasks_give_the_half_width_in_simulation():
         ({"half_width": 0.7}, r"half_width must be in \(0, 0.5\]"),
         ({"p": 1.0}, "p must be strictly between 0 and 1"),
         ({"icc": 1.0}, "icc must be below 1"),
-        ({"runs": [5, 3]}, "at least k = 4"),
+        ({"runs_per_task": [5, 3]}, "at least k = 4"),
         ({"confidence_level": 1}, "strictly between"),
     ],
 )
@@ -107,3 +108,11 @@ def test_plan_refuses_bad_input(kwargs, message):
     settings = {"half_width": 0.05, "p": 0.8, "k": 4, **kwargs}
     with pytest.raises(ValueError, match=message):
         pk.plan_evaluation(**settings)
+
+
+def test_the_old_runs_keyword_still_plans_with_a_warning() -> None:
+    with pytest.warns(DeprecationWarning, match="runs_per_task"):
+        old = pk.plan_evaluation(0.05, 0.85, 5, runs=[5, 10])
+    pd.testing.assert_frame_equal(old, pk.plan_evaluation(0.05, 0.85, 5, runs_per_task=[5, 10]))
+    with pytest.raises(TypeError, match="not both"):
+        pk.plan_evaluation(0.05, 0.85, 5, runs=5, runs_per_task=5)

@@ -1,0 +1,277 @@
+"""The house's structure: layers that import only downwards, no circle, no private name shared.
+
+The imports are read from the source with :mod:`ast` (module-level imports and
+those inside functions alike), so the test sees what the code says, not what
+happens to be imported at run time.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from pathlib import Path
+
+import pytest
+
+import passk_lab as pk
+
+PACKAGE = Path(pk.__file__).resolve().parent
+
+# Each module's layer; a module may import only from its own layer or lower ones. The
+# order is docs/architecture.md's: foundation, data, statistics, generation, input/output,
+# presentation, entry points.
+LAYERS: dict[str, int] = {
+    "passk_lab._version": 0,
+    "passk_lab._typing": 0,
+    "passk_lab._warnings": 0,
+    "passk_lab._checks": 0,
+    "passk_lab._data": 1,
+    "passk_lab.outcomes": 1,
+    "passk_lab._interval": 2,
+    "passk_lab.intervals": 2,
+    "passk_lab._bootstrap": 2,
+    "passk_lab._interval_policy": 2,
+    "passk_lab._betabinom": 2,
+    "passk_lab.heterogeneity": 2,
+    "passk_lab.estimators": 2,
+    "passk_lab.compare": 2,
+    "passk_lab.planning": 2,
+    "passk_lab.coverage": 2,
+    "passk_lab.seeded": 3,
+    "passk_lab.simulate": 3,
+    "passk_lab.harness": 3,
+    "passk_lab._labels": 4,
+    "passk_lab.io": 4,
+    "passk_lab.report._tables": 4,
+    "passk_lab.plots": 5,
+    "passk_lab.report": 5,
+    "passk_lab.cli": 6,
+    "passk_lab.__main__": 6,
+}
+ROOT = "passk_lab"  # the package itself: the public API, above every layer
+PRESENTATION = 5
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def layer(module: str) -> int:
+    """The layer of a module: that of the longest prefix LAYERS names."""
+    parts = module.split(".")
+    for end in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:end])
+        if prefix in LAYERS:
+            return LAYERS[prefix]
+    raise KeyError(module)
+
+
+def resolve(importer: str, node: ast.ImportFrom) -> str:
+    """The absolute name of the module an ImportFrom node imports from."""
+    if node.level == 0:
+        return node.module or ""
+    package = importer.split(".")
+    if MODULES[importer].name != "__init__.py":
+        package = package[:-1]
+    base = package[: len(package) - node.level + 1]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def imports(module: str) -> list[tuple[str, str | None, int]]:
+    """Every (imported module, imported name or None, line) of one of the package's modules."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    found: list[tuple[str, str | None, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, None, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            source = resolve(module, node)
+            for alias in node.names:
+                submodule = f"{source}.{alias.name}"
+                if submodule in MODULES:  # `from passk_lab import plots` imports a module
+                    found.append((submodule, None, node.lineno))
+                else:
+                    found.append((source, alias.name, node.lineno))
+    return found
+
+
+def internal_edges() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {module: set() for module in MODULES}
+    for module in MODULES:
+        for target, _, _ in imports(module):
+            if target in MODULES and target != module:
+                edges[module].add(target)
+    return edges
+
+
+def test_every_module_has_a_layer() -> None:
+    unplaced = [module for module in MODULES if module != ROOT and not _placed(module)]
+    assert not unplaced, f"give these modules a layer in LAYERS: {unplaced}"
+
+
+def _placed(module: str) -> bool:
+    try:
+        layer(module)
+    except KeyError:
+        return False
+    return True
+
+
+def test_no_module_imports_from_a_higher_layer() -> None:
+    upward = []
+    for module in MODULES:
+        if module == ROOT:
+            continue
+        for target, _, line in imports(module):
+            if target == ROOT:
+                upward.append(f"{module}:{line} imports the package root; import the module")
+            elif target.startswith("passk_lab.") and layer(target) > layer(module):
+                upward.append(f"{module}:{line} imports {target}")
+    assert not upward, "\n".join(upward)
+
+
+def test_the_imports_have_no_circle() -> None:
+    edges = internal_edges()
+    state: dict[str, int] = {}  # 1 on the path, 2 done
+    circles: list[list[str]] = []
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(edges[module]):
+            if state.get(target) == 1:
+                circles.append([*path[path.index(target) :], target])
+            elif target not in state:
+                visit(target, [*path, target])
+        state[module] = 2
+
+    for module in sorted(edges):
+        if module not in state:
+            visit(module, [module])
+    # a package's __init__ importing its own modules, which import its siblings, is no circle
+    real = [circle for circle in circles if not _through_own_init(circle)]
+    assert not real, "\n".join(" -> ".join(circle) for circle in real)
+
+
+def _through_own_init(circle: list[str]) -> bool:
+    packages = {module for module in circle if MODULES[module].name == "__init__.py"}
+    return any(all(m == p or m.startswith(p + ".") for m in circle) for p in packages)
+
+
+def test_no_private_name_is_taken_from_another_module() -> None:
+    taken = [
+        f"{module}:{line} takes {name} from {target}"
+        for module in MODULES
+        for target, name, line in imports(module)
+        if target.startswith("passk_lab")
+        and target != module
+        and name is not None
+        and name.startswith("_")
+        and not (name.startswith("__") and name.endswith("__"))
+    ]
+    assert not taken, "\n".join(taken)
+
+
+def test_nothing_below_presentation_imports_matplotlib() -> None:
+    drawing = [
+        f"{module}:{line} imports {target}"
+        for module in MODULES
+        if module != ROOT and layer(module) < PRESENTATION
+        for target, _, line in imports(module)
+        if target.split(".")[0] == "matplotlib"
+    ]
+    assert not drawing, "\n".join(drawing)
+
+
+def test_the_guard_catches_what_it_guards() -> None:
+    """The helpers see an upward import, a private name and a relative import."""
+    source = "from passk_lab.plots import decay_curve\nfrom passk_lab.outcomes import _cells\n"
+    tree = ast.parse(source)
+    names = [
+        (node.module, alias.name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    ]
+    assert names == [("passk_lab.plots", "decay_curve"), ("passk_lab.outcomes", "_cells")]
+    assert layer("passk_lab.plots") > layer("passk_lab.estimators")
+    relative = ast.parse("from ._data.rules import policy").body[0]
+    assert isinstance(relative, ast.ImportFrom)
+    assert resolve("passk_lab.outcomes", relative) == "passk_lab._data.rules"
+
+
+PUBLIC_API = [
+    "ERROR_KINDS",
+    "BetaBinomialFit",
+    "ConfidenceInterval",
+    "EvalResult",
+    "Guard",
+    "Ledger",
+    "PassAt1SE",
+    "Task",
+    "__version__",
+    "analytic_pow_k",
+    "binomial_ci",
+    "coin_tasks",
+    "compact_runs",
+    "compare",
+    "error_sensitivity",
+    "evaluate",
+    "evaluate_async",
+    "fit_betabinom",
+    "interval_coverage",
+    "io",
+    "mulberry32",
+    "outcome_matrix",
+    "pass_at_1",
+    "pass_at_1_se",
+    "pass_at_k",
+    "pass_pow_k",
+    "passed_from_reward",
+    "per_run",
+    "plan_evaluation",
+    "plots",
+    "plugin_pow_k",
+    "read_ledger",
+    "reliability_curve",
+    "report",
+    "required_p",
+    "runs_from_matrix",
+    "seeded",
+    "simulate_coin",
+    "simulate_sweep",
+    "success_counts",
+    "tally",
+    "task_consistency",
+    "zero_failure_runs",
+]
+
+
+def test_the_public_api_is_all_and_only_all() -> None:
+    assert sorted(pk.__all__) == sorted(PUBLIC_API)
+    assert dir(pk) == sorted(PUBLIC_API)
+    for name in PUBLIC_API:
+        assert getattr(pk, name) is not None
+
+
+def test_report_and_plots_load_on_first_use() -> None:
+    assert pk.report.export.__module__.startswith("passk_lab.report")
+    assert pk.plots.decay_curve.__module__.startswith("passk_lab.plots")
+    with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
+        _ = pk.nonsense  # type: ignore[attr-defined]
+
+
+def test_an_old_name_still_works_with_a_warning_that_names_the_new_one() -> None:
+    with pytest.warns(DeprecationWarning, match="PassAt1SE"):
+        old = pk.PassAt1Error  # type: ignore[attr-defined]
+    assert old is pk.PassAt1SE
+    with pytest.warns(DeprecationWarning, match="PassAt1SE"):
+        from passk_lab.intervals import PassAt1Error  # noqa: F401
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert pk.PassAt1SE.__name__ == "PassAt1SE"
