@@ -13,7 +13,8 @@ Examples
 """
 
 import importlib
-from types import ModuleType
+import warnings
+from typing import Any
 
 from passk_lab import io
 from passk_lab._version import __version__
@@ -39,7 +40,7 @@ from passk_lab.harness import (
     read_ledger,
 )
 from passk_lab.heterogeneity import BetaBinomialFit, fit_betabinom, success_counts
-from passk_lab.intervals import ConfidenceInterval, PassAt1Error, binomial_ci, pass_at_1_se
+from passk_lab.intervals import ConfidenceInterval, PassAt1SE, binomial_ci, pass_at_1_se
 from passk_lab.outcomes import (
     compact_runs,
     outcome_matrix,
@@ -53,12 +54,31 @@ from passk_lab.planning import plan_evaluation, required_p, zero_failure_runs
 from passk_lab.seeded import mulberry32, seeded
 from passk_lab.simulate import coin_tasks, simulate_coin, simulate_sweep
 
+_LAZY = ("plots", "report")
+"""Modules imported on first use, not with the package: they bring matplotlib."""
 
-def __getattr__(name: str) -> ModuleType:
-    """Import :mod:`passk_lab.plots` (and so matplotlib) on first use, not with the package."""
-    if name == "plots":
-        return importlib.import_module("passk_lab.plots")
+_RENAMED = {"PassAt1Error": "PassAt1SE"}
+"""Names of the last release that still work, with a DeprecationWarning, until the next."""
+
+
+def __getattr__(name: str) -> Any:
+    """Import :mod:`passk_lab.plots` and :mod:`passk_lab.report` on first use; serve old names."""
+    if name in _LAZY:
+        return importlib.import_module(f"passk_lab.{name}")
+    if name in _RENAMED:
+        new = _RENAMED[name]
+        warnings.warn(
+            f"passk_lab.{name} is now passk_lab.{new}; the old name goes in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return globals()[new]
     raise AttributeError(f"module 'passk_lab' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """List the public API, the lazily imported modules included."""
+    return sorted(__all__)
 
 
 __all__ = [
@@ -68,7 +88,7 @@ __all__ = [
     "EvalResult",
     "Guard",
     "Ledger",
-    "PassAt1Error",
+    "PassAt1SE",
     "Task",
     "__version__",
     "analytic_pow_k",
@@ -95,6 +115,7 @@ __all__ = [
     "plugin_pow_k",
     "read_ledger",
     "reliability_curve",
+    "report",
     "required_p",
     "runs_from_matrix",
     "seeded",
