@@ -398,8 +398,8 @@ def reliability_curve(
         ``"agresti_coull"``, ``"wald"``): that method where every counted task
         has exactly k runs, BCa elsewhere. ``"percentile"``, ``"bca"``: that
         task bootstrap for every k. ``"two-level"``: a percentile bootstrap
-        that also redraws the runs of each resampled task (wider; see
-        :func:`~passk_lab.intervals.two_level_bootstrap`).
+        that also redraws the runs of each resampled task (see
+        ``docs/uncertainty.md``).
     n_resamples : int
         Bootstrap resamples; they cost time in the number of distinct (n, c)
         pairs, not in tasks.

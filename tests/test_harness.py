@@ -14,7 +14,7 @@ import pytest
 
 import passk_lab as pk
 from passk_lab import EvalResult, Task, coin_tasks, evaluate, evaluate_async
-from passk_lab.harness._runner import Settings
+from passk_lab.harness._settings import Settings
 
 # --- the source's four tests -------------------------------------------------------------
 
@@ -124,7 +124,7 @@ def test_the_verdict_sees_the_result():
 def test_result_to_frame():
     frame = evaluate([Task(run=lambda: True)], k=2).to_frame()
     pd.testing.assert_frame_equal(
-        frame, pd.DataFrame({"tasks": [1], "k": [2], "pass_at_1": [1.0], "pass_pow_k": [1.0]})
+        frame, pd.DataFrame({"n_tasks": [1], "k": [2], "pass_at_1": [1.0], "pass_pow_k": [1.0]})
     )
 
 

@@ -4,9 +4,11 @@
 :class:`Task` `k` times and returns an :class:`EvalResult`: pass@1, pass^k
 and one row per run. With ``ledger=PATH`` each run is also appended to a JSON
 Lines file as it finishes, which :func:`read_ledger` reads back as a
-:class:`Ledger` and ``resume=True`` continues. How runs are timed, retried
-and counted is told in :mod:`passk_lab.harness._runner`; the ledger's lines
-in :mod:`passk_lab.harness._ledger`.
+:class:`Ledger` and ``resume=True`` continues. What a task is and what an
+evaluation returns are in :mod:`passk_lab.harness._task`, its options and
+their checks in :mod:`passk_lab.harness._settings`, how runs are timed,
+retried and counted in :mod:`passk_lab.harness._runner`, and the ledger's
+lines in :mod:`passk_lab.harness._ledger`.
 
 Examples
 --------
@@ -17,7 +19,8 @@ Examples
 """
 
 from passk_lab.harness._ledger import ERROR_KINDS, Ledger, read_ledger
-from passk_lab.harness._runner import EvalResult, Guard, Task, evaluate, evaluate_async
+from passk_lab.harness._runner import evaluate, evaluate_async
+from passk_lab.harness._task import EvalResult, Guard, Task
 
 __all__ = [
     "ERROR_KINDS",

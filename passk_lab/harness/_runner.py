@@ -33,18 +33,12 @@ import dataclasses
 import functools
 import inspect
 import math
-import numbers
 import os
 import threading
 import time
-from collections import Counter
-from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import IO, Any, Generic, TypeVar
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import IO, Any
 
-import pandas as pd
-
-from passk_lab._checks import as_int, positive_int
 from passk_lab._version import __version__
 from passk_lab.harness._ledger import (
     RunRecord,
@@ -54,279 +48,10 @@ from passk_lab.harness._ledger import (
     run_line,
     runs_frame,
 )
+from passk_lab.harness._settings import Plan, make_plan
+from passk_lab.harness._task import EvalResult, Guard, Task
 
-__all__ = ["EvalResult", "Guard", "Task", "evaluate", "evaluate_async"]
-
-T = TypeVar("T")
-
-Guard = Callable[[Callable[[], Any], int], Any]
-"""A time limit: ``guard(fn, ms)`` runs ``fn`` and returns its result (or an
-awaitable of it), raising (for example ``TimeoutError``) when ``ms`` pass first."""
-
-
-def _truthy(result: object) -> bool:
-    return bool(result)
-
-
-@dataclass(frozen=True)
-class Task(Generic[T]):
-    """One job for the agent: how to run it once, and how to judge the result.
-
-    Parameters
-    ----------
-    run : callable
-        Called with no arguments for every run. A plain function returns the
-        result; an ``async def`` function (or any callable returning an
-        awaitable) is awaited.
-    passes : callable, optional
-        ``passes(result) -> bool``, the verdict on one run's result. The default
-        takes the result's truth value, for runs that return a bool.
-    id : hashable, optional
-        A stable name for the task, recorded in the ``task`` column of the
-        runs. The default is the task's position in the list given to
-        :func:`evaluate`.
-
-    Examples
-    --------
-    >>> task = Task(run=lambda: 2 + 2, passes=lambda answer: answer == 4, id="add")
-    >>> evaluate([task], k=3).pass_pow_k
-    1.0
-    """
-
-    run: Callable[[], T | Awaitable[T]]
-    passes: Callable[[T], bool] = _truthy
-    id: Hashable | None = None
-
-
-@dataclass(frozen=True)
-class EvalResult:
-    """What :func:`evaluate` measured.
-
-    Attributes
-    ----------
-    tasks : int
-        Number of tasks.
-    k : int
-        Runs per task.
-    pass_at_1 : float
-        Mean over tasks of the share of runs that passed, ``wins / k``.
-    pass_pow_k : float
-        Share of tasks that passed on every one of their `k` runs.
-    runs : pandas.DataFrame
-        One row per run, in task then run order, with columns
-
-        * ``task``: the task's id; ``run``: 0 to k - 1;
-        * ``passed`` (bool): the verdict of ``Task.passes``, false when the run
-          or the verdict raised;
-        * ``error``: ``"Type: message"`` of what was raised, missing when
-          nothing was;
-        * ``error_kind`` (categorical): ``"agent"`` when the run or its verdict
-          raised, ``"timeout"`` when the run ran out of time, and
-          ``"infrastructure"`` when an exception named in `infrastructure`
-          outlasted its retries; missing when nothing was raised;
-        * ``timed_out`` (bool): the run raised ``TimeoutError``, from the time
-          limit or from the task itself;
-        * ``attempts``: 1, plus one per retry;
-        * ``started_at`` (UTC) and ``duration_s``: when the run started and
-          how long it took, verdict and retries included.
-    header : dict
-        What the evaluation records about itself, as a ledger's first line
-        does: ``model``, ``date`` (its start, UTC), ``seed``, ``passk_lab``
-        (the version), ``k``, ``tasks`` (the ids), the time limits and
-        ``metadata``. A resumed evaluation keeps its ledger's header.
-    """
-
-    tasks: int
-    k: int
-    pass_at_1: float
-    pass_pow_k: float
-    runs: pd.DataFrame = field(repr=False, compare=False)
-    header: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    def to_frame(self) -> pd.DataFrame:
-        """Return the summary as a one-row DataFrame (for tables and exports).
-
-        Examples
-        --------
-        >>> result = evaluate([Task(run=lambda: True)], k=2)
-        >>> result.to_frame()
-           tasks  k  pass_at_1  pass_pow_k
-        0      1  2        1.0         1.0
-        """
-        return pd.DataFrame(
-            {
-                "tasks": [self.tasks],
-                "k": [self.k],
-                "pass_at_1": [self.pass_at_1],
-                "pass_pow_k": [self.pass_pow_k],
-            }
-        )
-
-
-def _milliseconds(name: str, value: object) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number of milliseconds, got {value!r}")
-    number = float(value)
-    if not 0 < number < math.inf:
-        raise ValueError(
-            f"{name} must be a positive, finite number of milliseconds, got {value}; "
-            "leave it as None for no time limit"
-        )
-    return number
-
-
-def _per_run_ms(budget_ms: float | None, run_ms: float | None, runs: int) -> int | None:
-    """Return one run's time limit: the budget spread over `runs`, capped by `run_ms`."""
-    limits = [] if run_ms is None else [max(1, math.floor(run_ms))]
-    if budget_ms is not None:
-        limits.append(max(1, math.floor(budget_ms / runs)))
-    return min(limits, default=None)
-
-
-def _exception_types(infrastructure: object) -> tuple[type[Exception], ...]:
-    types = infrastructure if isinstance(infrastructure, tuple | list) else (infrastructure,)
-    for kind in types:
-        if not (isinstance(kind, type) and issubclass(kind, Exception)):
-            raise TypeError(
-                f"infrastructure must be exception classes (such as ConnectionError), got "
-                f"{kind!r}; name the types, not instances"
-            )
-    return tuple(types)
-
-
-def _backoff(backoff_s: object) -> float:
-    if isinstance(backoff_s, bool) or not isinstance(backoff_s, numbers.Real):
-        raise TypeError(f"backoff_s must be a number of seconds, got {backoff_s!r}")
-    if not 0 <= float(backoff_s) < math.inf:
-        raise ValueError(f"backoff_s must be a finite number of seconds >= 0, got {backoff_s}")
-    return float(backoff_s)
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The keyword options of :func:`evaluate` and :func:`evaluate_async`, checked.
-
-    The fields are those options, in their order and with their defaults.
-    Building one checks every option (the messages are those :func:`evaluate`
-    raises) and normalises it: time limits to float milliseconds, integers to
-    ``int``, `infrastructure` to a tuple of exception classes. A new option is
-    a field here and a parameter of both functions, documented under
-    :func:`evaluate`; everything past the two signatures reads it from here.
-
-    Raises
-    ------
-    TypeError, ValueError
-        If an option is invalid, as listed under :func:`evaluate`.
-
-    Examples
-    --------
-    >>> settings = Settings(run_timeout_ms=500, infrastructure=ConnectionError)
-    >>> settings.run_timeout_ms, settings.infrastructure, settings.retries
-    (500.0, (<class 'ConnectionError'>,), 3)
-    >>> Settings(resume=True)
-    Traceback (most recent call last):
-    ...
-    ValueError: resume=True continues a ledger; pass ledger=PATH as well
-    """
-
-    timeout_ms: float | None = None
-    run_timeout_ms: float | None = None
-    guard: Guard | None = None
-    concurrency: int = 1
-    ledger: str | os.PathLike[str] | None = None
-    resume: bool = False
-    model: str | None = None
-    seed: int | None = None
-    metadata: Mapping[str, Any] | None = None
-    infrastructure: type[Exception] | tuple[type[Exception], ...] = ()
-    retries: int = 3
-    backoff_s: float = 1.0
-    progress: bool = False
-
-    def __post_init__(self) -> None:
-        budget = _milliseconds("timeout_ms", self.timeout_ms)
-        run_ms = _milliseconds("run_timeout_ms", self.run_timeout_ms)
-        if self.guard is not None and budget is None and run_ms is None:
-            raise ValueError(
-                "guard only applies under a time limit; pass timeout_ms or run_timeout_ms as "
-                "well, or drop guard"
-            )
-        retries = as_int("retries", self.retries)
-        if retries < 0:
-            raise ValueError(f"retries must be >= 0, got {retries}")
-        checked = {
-            "timeout_ms": budget,
-            "run_timeout_ms": run_ms,
-            "retries": retries,
-            "concurrency": positive_int("concurrency", self.concurrency),
-            "infrastructure": _exception_types(self.infrastructure),
-            "backoff_s": _backoff(self.backoff_s),
-        }
-        resume, progress = self.resume, self.progress
-        if not isinstance(resume, bool) or not isinstance(progress, bool):
-            raise TypeError(
-                f"resume and progress must be True or False, got {resume!r}, {progress!r}"
-            )
-        if resume and self.ledger is None:
-            raise ValueError("resume=True continues a ledger; pass ledger=PATH as well")
-        if self.model is not None and not isinstance(self.model, str):
-            raise TypeError(f"model must be the model or agent's name as text, got {self.model!r}")
-        if self.metadata is not None and not isinstance(self.metadata, Mapping):
-            raise TypeError(
-                f"metadata must be a dict of JSON values, got {type(self.metadata).__name__}"
-            )
-        checked["seed"] = None if self.seed is None else as_int("seed", self.seed)
-        for name, value in checked.items():  # frozen: set the checked values once, here
-            object.__setattr__(self, name, value)
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """What one evaluation runs: the tasks, their ids, k, its settings and the time limit."""
-
-    tasks: tuple[Task[Any], ...]
-    ids: tuple[Hashable, ...]
-    k: int
-    settings: Settings
-    per_run_ms: int | None
-    guard: Guard
-
-
-def _plan(tasks: Sequence[Task[Any]], k: object, **options: Any) -> _Plan:
-    """Check the arguments of :func:`evaluate`, `k` and `tasks` first, and plan the runs.
-
-    `options` are the keyword options of :func:`evaluate`, which build the
-    :class:`Settings`.
-    """
-    runs_per_task = positive_int("k", k)
-    task_list = tuple(tasks)
-    if not task_list:
-        raise ValueError("evaluate needs at least one task; an empty list has no rate to report")
-    for position, task in enumerate(task_list):
-        if not isinstance(task, Task):
-            raise TypeError(
-                f"tasks[{position}] is a {type(task).__name__}, not a Task; "
-                "wrap it as Task(run=..., passes=...)"
-            )
-    ids = tuple(position if task.id is None else task.id for position, task in enumerate(task_list))
-    repeated = [task_id for task_id, count in Counter(ids).items() if count > 1]
-    if repeated:
-        raise ValueError(
-            f"task ids must be unique, but {repeated[0]!r} names more than one task; "
-            "give every Task its own id"
-        )
-    settings = Settings(**options)
-    runs = len(task_list) * runs_per_task
-    return _Plan(
-        tasks=task_list,
-        ids=ids,
-        k=runs_per_task,
-        settings=settings,
-        per_run_ms=_per_run_ms(settings.timeout_ms, settings.run_timeout_ms, runs),
-        guard=settings.guard or _default_guard,
-    )
+__all__ = ["evaluate", "evaluate_async"]
 
 
 def _is_async(fn: Callable[..., Any]) -> bool:
@@ -388,15 +113,16 @@ async def _default_guard(fn: Callable[[], Any], ms: int) -> Any:
     return await asyncio.wait_for(_resolve(value), remaining)
 
 
-async def _outcome(task: Task[Any], ms: int | None, plan: _Plan) -> Any:
+async def _outcome(task: Task[Any], ms: int | None, plan: Plan) -> Any:
     """One attempt at a run: its result, under the time limit, in a thread if runs overlap."""
-    call = task.run if ms is None else functools.partial(plan.guard, task.run, ms)
+    guard = plan.guard or _default_guard
+    call = task.run if ms is None else functools.partial(guard, task.run, ms)
     if plan.settings.concurrency > 1 and not _is_async(call):
         return await _resolve(await _in_daemon_thread(call))
     return await _resolve(call())
 
 
-async def _run_once(task: Task[Any], task_id: Hashable, run: int, plan: _Plan) -> RunRecord:
+async def _run_once(task: Task[Any], task_id: Hashable, run: int, plan: Plan) -> RunRecord:
     started_us = time.time_ns() // 1000
     started = time.perf_counter()
     settings = plan.settings
@@ -440,7 +166,7 @@ async def _run_once(task: Task[Any], task_id: Hashable, run: int, plan: _Plan) -
 class _Session:
     """What one call of evaluate keeps between runs: the ledger, the progress bar, the counts."""
 
-    def __init__(self, plan: _Plan) -> None:
+    def __init__(self, plan: Plan) -> None:
         settings = plan.settings
         self.plan = plan
         self.total = len(plan.tasks) * plan.k
@@ -580,7 +306,7 @@ async def evaluate_async(
     >>> asyncio.run(evaluate_async([Task(run=answer)], k=2)).pass_at_1
     1.0
     """
-    session = _Session(_plan(**locals()))  # every argument, checked
+    session = _Session(make_plan(**locals()))  # every argument, checked
     try:
         return await _execute(session)
     except (KeyboardInterrupt, asyncio.CancelledError) as stop:
@@ -727,7 +453,7 @@ def evaluate(
     >>> result.runs["task"].iloc[[0, -1]].tolist(), result.header["model"]
     (['task-0', 'task-9'], 'always-right')
     """
-    session = _Session(_plan(**locals()))  # every argument, checked
+    session = _Session(make_plan(**locals()))  # every argument, checked
     try:
         return _run_to_end(session)
     except KeyboardInterrupt as stop:
