@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import inspect
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -8,6 +10,7 @@ from conftest import TAU_BENCH
 
 import passk_lab as pk
 from passk_lab.io import FORMATS, detect_format, read
+from passk_lab.io._formats import REGISTRY, Format
 
 
 @pytest.mark.parametrize(
@@ -75,7 +78,7 @@ def test_read_refuses_unknown_formats_and_options_of_another_format(tmp_path):
     path.write_text(json.dumps([{"task_id": 0, "trial": 0, "reward": 1.0, "info": {}}]))
     refusal = r"unknown format 'csv': use auto, tau-bench, inspect, table, ledger"
     with pytest.raises(ValueError, match=refusal):
-        read(path, format="csv")  # type: ignore[arg-type]
+        read(path, format="csv")
     with pytest.raises(TypeError, match=r"not an option for tau-bench files: scorer, threshold"):
         read(path, scorer="match", threshold=0.5)
     assert FORMATS == ("tau-bench", "inspect", "table", "ledger")
@@ -89,3 +92,79 @@ def test_a_ledger_is_told_from_its_header_and_read_as_its_runs(tmp_path):
     table = tmp_path / "runs.jsonl"
     result.runs.drop(columns="started_at").to_json(table, orient="records", lines=True)
     assert detect_format(table) == "table"
+
+
+# --- the table of formats -------------------------------------------------------------------
+
+
+def samples(folder: Path) -> dict[str, list[Path]]:
+    """Small files (and a directory) of each format, by the format's name."""
+    texts = {
+        "tau-bench": {"results.json": '[{"task_id": 0}]'},
+        "inspect": {"log.json": '{"version": 2}', "logs/deep/log.eval": ""},
+        "table": {"runs.csv": "task,passed\n", "runs.jsonl": '{"task": 0}\n'},
+    }
+    found: dict[str, list[Path]] = {"ledger": [folder / "ledger.jsonl"]}
+    for name, files in texts.items():
+        for file, text in files.items():
+            path = folder / file
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+            found.setdefault(name, []).append(path)
+    pk.evaluate(pk.coin_tasks(0.5, 2, seed=1), k=1, ledger=found["ledger"][0])
+    found["inspect"].append(folder / "logs")  # a directory holding an .eval log
+    return found
+
+
+def test_the_table_names_each_format_once_in_the_order_of_formats():
+    assert tuple(row.name for row in REGISTRY) == FORMATS
+    assert len(set(FORMATS)) == len(FORMATS)
+
+
+def test_every_row_passes_on_options_its_reader_takes_by_keyword():
+    expected = {
+        "tau-bench": ("model", "domain"),
+        "inspect": ("scorer", "threshold"),
+        "table": ("task", "run", "passed", "reward", "threshold", "by"),
+        "ledger": (),
+    }
+    assert {row.name: row.options for row in REGISTRY} == expected
+    for row in REGISTRY:
+        inspect.signature(row.reader).bind("runs.csv", **dict.fromkeys(row.options))
+
+
+def test_exactly_one_row_claims_a_sample_of_each_format(tmp_path):
+    for name, paths in samples(tmp_path).items():
+        for path in paths:
+            assert [row.name for row in REGISTRY if row.sniff(path)] == [name], path
+            assert detect_format(path) == name
+
+
+def test_a_new_format_is_one_row_of_the_table(tmp_path, monkeypatch):
+    def read_verdicts(path, *, passing="pass"):
+        """One line per run: the task, then its verdict."""
+        lines = [line.split() for line in Path(path).read_text().splitlines()]
+        runs = pd.DataFrame(lines, columns=["task", "verdict"])
+        runs["run"] = runs.groupby("task").cumcount()
+        runs["passed"] = runs["verdict"] == passing
+        return runs
+
+    row = Format("verdicts", read_verdicts, lambda path: path.suffix == ".verdicts")
+    monkeypatch.setattr("passk_lab.io._formats.REGISTRY", (*REGISTRY, row))
+    path = tmp_path / "runs.verdicts"
+    path.write_text("a pass\na fail\nb ok\n")
+    assert detect_format(path) == "verdicts"
+    assert read(path)["passed"].tolist() == [True, False, False]
+    assert read(path, format="verdicts", passing="ok")["passed"].tolist() == [False, False, True]
+    with pytest.raises(TypeError, match=r"not an option for verdicts files: model \(.*passing\)"):
+        read(path, model="m")
+    with pytest.raises(ValueError, match=r"use auto, tau-bench, inspect, table, ledger, verdicts"):
+        read(path, format="csv")
+    assert pk.pass_at_1(read(path)) == 0.25
+
+
+def test_a_format_without_options_says_so(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    pk.evaluate(pk.coin_tasks(0.5, 2, seed=1), k=1, ledger=path)
+    with pytest.raises(TypeError, match=r"ledger files: by \(ledger files take no options\)"):
+        read(path, by="model")

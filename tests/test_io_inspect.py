@@ -31,7 +31,7 @@ from inspect_ai.solver import TaskState, generate
 
 import passk_lab as pk
 from passk_lab.cli import main
-from passk_lab.io import read_inspect_log
+from passk_lab.io import read, read_inspect_log
 
 EPOCHS = 5
 PASSES = [5, 4, 3, 2, 1, 0, 5, 3]  # how many of its model calls answer "yes", per sample
@@ -228,9 +228,14 @@ def test_files_in_a_directory_that_inspect_does_not_list_are_named_in_a_warning(
     shutil.copy(inspect_log, tmp_path / inspect_log.name)
     write_eval_log(read_eval_log(str(inspect_log)), str(tmp_path / "renamed.json"))
     (tmp_path / "logs.json").write_text("{}")  # Inspect's own listing: not a log, no warning
-    with pytest.warns(UserWarning, match=r"1 file\(s\) in .* not named as Inspect logs .*renamed"):
+    unlisted = r"1 file\(s\) in .* not named as Inspect logs .*renamed"
+    with pytest.warns(UserWarning, match=unlisted) as caught:
         runs = read_inspect_log(tmp_path, scorer="match")
     assert len(runs) == 8 * EPOCHS
+    with pytest.warns(UserWarning, match=unlisted) as through_read:
+        pd.testing.assert_frame_equal(read(tmp_path, scorer="match"), runs)
+    # however deep in the package it was raised, the warning names the line that asked
+    assert [record.filename for record in [*caught, *through_read]] == [__file__, __file__]
     assert len(read_inspect_log(tmp_path / "renamed.json", scorer="match")) == 8 * EPOCHS
 
 
@@ -282,8 +287,9 @@ def test_an_unscored_sample_is_kept_flagged_and_counted(inspect_log, tmp_path):
     assert log.samples is not None
     log.samples[0].scores = {"graded": log.samples[0].scores["graded"]}  # type: ignore[index]
     write_eval_log(log, str(tmp_path / "partial.json"))
-    with pytest.warns(UserWarning, match="1 sample run"):
+    with pytest.warns(UserWarning, match="1 sample run") as caught:
         runs = read_inspect_log(tmp_path / "partial.json", scorer="match")
+    assert caught[0].filename == __file__
     assert runs.attrs["n_unscored"] == 1
     assert len(runs) == 8 * EPOCHS
     assert runs["error"].eq("unscored: no 'match' score").sum() == 1
@@ -321,8 +327,11 @@ def test_an_unfinished_eval_is_read_with_a_warning(inspect_log, tmp_path):
     log = read_eval_log(str(inspect_log))
     log.status = "cancelled"
     write_eval_log(log, str(tmp_path / "cancelled.json"))
-    with pytest.warns(UserWarning, match=r"cancelled\.json: the eval's status is 'cancelled'"):
+    with pytest.warns(
+        UserWarning, match=r"cancelled\.json: the eval's status is 'cancelled'"
+    ) as caught:
         runs = read_inspect_log(tmp_path / "cancelled.json", scorer="match")
+    assert caught[0].filename == __file__
     assert len(runs) == 8 * EPOCHS
 
 

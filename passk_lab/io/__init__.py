@@ -4,15 +4,22 @@
   mapping for other column names;
 * :func:`read_tau_bench` -- tau-bench results files;
 * :func:`read_inspect_log` -- Inspect AI eval logs (needs ``passk-lab[inspect]``);
-* :func:`read` -- any of these, the format detected by :func:`detect_format`.
+* :func:`read` -- any of these, or the ledger :func:`passk_lab.evaluate` writes,
+  the format detected by :func:`detect_format`; :data:`FORMATS` names them.
 
 Each returns a runs table as :func:`passk_lab.tally` takes it, with the
 source's own fields kept as extra columns.
+
+Examples
+--------
+>>> import passk_lab as pk
+>>> pk.io.FORMATS
+('tau-bench', 'inspect', 'table', 'ledger')
 """
 
-from passk_lab.io.formats import FORMATS, detect_format, read
-from passk_lab.io.inspect_logs import read_inspect_log
-from passk_lab.io.tables import read_runs
-from passk_lab.io.tau_bench import read_tau_bench
+from passk_lab.io._formats import FORMATS, detect_format, read
+from passk_lab.io._inspect_logs import read_inspect_log
+from passk_lab.io._tables import read_runs
+from passk_lab.io._tau_bench import read_tau_bench
 
 __all__ = ["FORMATS", "detect_format", "read", "read_inspect_log", "read_runs", "read_tau_bench"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from passk_lab.io.rewards import decide
+from passk_lab.io._rewards import decide
 
 __all__ = ["TABLE_SUFFIXES", "read_runs"]
 

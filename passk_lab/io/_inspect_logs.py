@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
@@ -11,7 +10,8 @@ from urllib.parse import unquote, urlparse
 import numpy as np
 import pandas as pd
 
-from passk_lab.io.rewards import decide
+from passk_lab._warnings import warn
+from passk_lab.io._rewards import decide
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLogInfo, EvalSampleSummary
@@ -90,6 +90,38 @@ def read_inspect_log(
     With samples from several tasks or models in one table, group by
     ``task_name`` or ``model`` (``by=["model"]``): a sample id names a task
     only within its eval.
+
+    Examples
+    --------
+    A log of two samples and two epochs, written here with inspect-ai's own
+    log classes (an ``inspect_ai.eval`` writes one into its ``log_dir``):
+
+    >>> import tempfile, pathlib, passk_lab as pk
+    >>> from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalSample, EvalSpec
+    >>> from inspect_ai.log import write_eval_log
+    >>> from inspect_ai.scorer import Score
+    >>> spec = EvalSpec(
+    ...     created="2026-01-01T10:00:00+00:00", task="quiz", model="mockllm/model",
+    ...     dataset=EvalDataset(), config=EvalConfig(),
+    ... )
+    >>> samples = [
+    ...     EvalSample(id=task, epoch=epoch, input="?", target="C",
+    ...                scores={"match": Score(value=verdict)})
+    ...     for task, verdicts in [("q0", "CC"), ("q1", "CI")]
+    ...     for epoch, verdict in enumerate(verdicts, start=1)
+    ... ]
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> log = EvalLog(eval=spec, samples=samples, status="success")
+    >>> _ = write_eval_log(log, str(folder / "quiz.json"))
+    >>> runs = read_inspect_log(folder / "quiz.json")
+    >>> runs[["task", "run", "passed", "reward", "scorer", "log"]]
+      task  run  passed  reward scorer       log
+    0   q0    0    True     1.0  match  quiz.json
+    1   q1    0    True     1.0  match  quiz.json
+    2   q0    1    True     1.0  match  quiz.json
+    3   q1    1   False     0.0  match  quiz.json
+    >>> pk.pass_pow_k(runs, 2)
+    0.5
     """
     try:
         from inspect_ai.log import list_eval_logs
@@ -117,11 +149,10 @@ def read_inspect_log(
     runs = pd.concat(frames, ignore_index=True)
     runs.attrs = {"files": [_location(log) for log in logs], "n_unscored": unscored}
     if unscored:
-        warnings.warn(
+        warn(
             f"{unscored} sample run(s) have no score and no error; they are kept as failed runs "
             f"with error 'unscored' (left out with errors='exclude')",
             UserWarning,
-            stacklevel=2,
         )
     return runs
 
@@ -135,12 +166,11 @@ def _warn_unlisted(folder: Path, listed: set[Path]) -> None:
         if file not in listed and file.name != _MANIFEST
     )
     if others:
-        warnings.warn(
+        warn(
             f"{len(others)} file(s) in {folder} are not named as Inspect logs and were not "
             f"read: {', '.join(others[:5])}{', ...' if len(others) > 5 else ''}; "
             f"give a file's path to read it",
             UserWarning,
-            stacklevel=3,
         )
 
 
@@ -165,11 +195,10 @@ def _read_log(log: str | EvalLogInfo, scorer: str | None, threshold: float | Non
             f"installed (pip install -U inspect-ai)"
         ) from exc
     if header.status != "success":
-        warnings.warn(
+        warn(
             f"{file}: the eval's status is {header.status!r}, so it may lack samples or "
             f"epochs; {len(samples)} sample run(s) were read",
             UserWarning,
-            stacklevel=3,
         )
     chosen = _scorer(file, samples, scorer)
     rewards = np.full(len(samples), np.nan)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from passk_lab.io.rewards import decide
+from passk_lab.io._rewards import decide
 
 __all__ = ["TAU_BENCH_DOMAINS", "read_tau_bench"]
 

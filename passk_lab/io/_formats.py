@@ -1,0 +1,249 @@
+"""The formats :func:`read` knows, in one table: each one's name, reader, options and sniff.
+
+Each format is a :class:`Format` row of :data:`REGISTRY`. :func:`detect_format`
+asks the rows in order whether a file is theirs, :func:`read` calls the
+chosen row's reader, and :data:`FORMATS` lists the rows' names; a new
+reader is its own module and one row here.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from passk_lab.harness import read_ledger
+from passk_lab.harness._ledger import FORMAT as LEDGER_FORMAT
+from passk_lab.io._inspect_logs import read_inspect_log
+from passk_lab.io._tables import TABLE_SUFFIXES, read_runs
+from passk_lab.io._tau_bench import read_tau_bench
+
+__all__ = ["FORMATS", "REGISTRY", "Format", "detect_format", "read"]
+
+
+@dataclass(frozen=True)
+class Format:
+    """One format :func:`read` knows: its name, its reader and how to tell its files.
+
+    Parameters
+    ----------
+    name : str
+        The name ``format=`` (``--format`` on the command line) gives it.
+    reader : callable
+        ``reader(path, **options)``, returning a runs table.
+    sniff : callable
+        ``sniff(path)``, for a path that exists (a file or a directory):
+        whether it is in this format, told from its shape -- its suffix, its
+        first character, its first line, what a directory holds -- without
+        reading all of it.
+
+    Attributes
+    ----------
+    options : tuple of str
+        The options :func:`read` passes on: the reader's keyword-only
+        parameters, in the order of its signature.
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> row = Format("table", read_runs, lambda path: path.suffix == ".csv")
+    >>> row.options
+    ('task', 'run', 'passed', 'reward', 'threshold', 'by')
+    >>> row.sniff(pathlib.Path("runs.csv"))
+    True
+    """
+
+    name: str
+    reader: Callable[..., pd.DataFrame]
+    sniff: Callable[[Path], bool]
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        """The reader's keyword-only parameters."""
+        parameters = inspect.signature(self.reader).parameters.values()
+        return tuple(
+            parameter.name
+            for parameter in parameters
+            if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+        )
+
+
+def _suffix(path: Path) -> str:
+    """Return the suffix of a file's name in lower case; a directory has none."""
+    return "" if path.is_dir() else path.suffix.lower()
+
+
+def _first_character(path: Path) -> str:
+    """Return a file's first character after any whitespace ("" for a blank start)."""
+    with path.open(encoding="utf-8", errors="replace") as text:
+        return text.read(4096).lstrip()[:1]
+
+
+def _is_tau_bench(path: Path) -> bool:
+    """Tell a tau-bench results file: a ``.json`` file holding a list."""
+    return _suffix(path) == ".json" and _first_character(path) == "["
+
+
+def _is_inspect(path: Path) -> bool:
+    """Tell Inspect logs: a ``.eval`` file, a ``.json`` object, a directory with ``.eval`` logs."""
+    if path.is_dir():
+        return next(path.rglob("*.eval"), None) is not None
+    suffix = _suffix(path)
+    return suffix == ".eval" or (suffix == ".json" and _first_character(path) == "{")
+
+
+def _is_ledger(path: Path) -> bool:
+    """Tell a ledger: a JSON Lines file whose first line is a ledger's header."""
+    if _suffix(path) not in (".jsonl", ".ndjson"):
+        return False
+    with path.open(encoding="utf-8", errors="replace") as text:
+        first = text.readline()
+    try:
+        header = json.loads(first)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(header, dict) and header.get("format") == LEDGER_FORMAT
+
+
+def _is_table(path: Path) -> bool:
+    """Tell a runs table: a CSV, JSON Lines or Parquet file that is not a ledger."""
+    return _suffix(path) in TABLE_SUFFIXES and not _is_ledger(path)
+
+
+def _read_ledger_runs(path: str | Path) -> pd.DataFrame:
+    """Return the runs of a ledger, as :func:`passk_lab.read_ledger` reads them."""
+    return read_ledger(path).runs
+
+
+REGISTRY: tuple[Format, ...] = (
+    Format("tau-bench", read_tau_bench, _is_tau_bench),
+    Format("inspect", read_inspect_log, _is_inspect),
+    Format("table", read_runs, _is_table),
+    Format("ledger", _read_ledger_runs, _is_ledger),
+)
+"""Every format :func:`read` knows, in the order :func:`detect_format` asks them."""
+
+FORMATS: tuple[str, ...] = tuple(row.name for row in REGISTRY)
+"""The names of the formats :func:`read` knows (the ``format=`` it takes), in :data:`REGISTRY`'s
+order."""
+
+
+def detect_format(path: str | Path) -> str:
+    """Tell which format a results file (or directory) is in.
+
+    ``.csv``, ``.jsonl``, ``.ndjson``, ``.parquet`` and ``.pq`` are runs
+    tables (or a ledger, for JSON Lines whose first line is a ledger's
+    header) and ``.eval`` is an Inspect log. A ``.json`` file is told by its
+    first character: tau-bench writes a list (``[``), Inspect an object
+    (``{``). A directory is an Inspect log directory when it holds ``.eval``
+    logs, and otherwise takes the format of its first ``.json`` file.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file or directory.
+
+    Returns
+    -------
+    str
+        The first of :data:`FORMATS` whose sniff recognises the path.
+
+    Raises
+    ------
+    FileNotFoundError
+        If there is no such file or directory.
+    ValueError
+        If the format cannot be told; the message says how to name it.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "gpt-4o-airline.json").write_text('[{"task_id": 0}]')
+    >>> detect_format(folder / "gpt-4o-airline.json")
+    'tau-bench'
+    >>> detect_format(folder)
+    'tau-bench'
+    >>> detect_format(folder / "runs.csv")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: no such results file or directory: ...runs.csv
+    """
+    source = Path(path)
+    if not source.exists():
+        raise FileNotFoundError(f"no such results file or directory: {source}")
+    for row in REGISTRY:
+        if row.sniff(source):
+            return row.name
+    if source.is_dir():
+        first = min(source.glob("*.json"), default=None)
+        if first is None:
+            raise ValueError(
+                f"{source}: a directory with no .eval or .json file; give a results file"
+            )
+        return detect_format(first)
+    raise ValueError(
+        f"cannot tell the format of {source.name}: name it with format= (--format on the "
+        f"command line), one of {', '.join(row.name for row in REGISTRY)}"
+    )
+
+
+def read(path: str | Path, *, format: str = "auto", **options: Any) -> pd.DataFrame:
+    """Read runs from any format passk_lab knows, detected unless named.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A results file or directory.
+    format : str
+        One of :data:`FORMATS`, or ``"auto"`` (the default) to use
+        :func:`detect_format`.
+    **options
+        Passed to the format's reader, which takes its keyword-only
+        parameters: :func:`~passk_lab.io.read_tau_bench`,
+        :func:`~passk_lab.io.read_inspect_log` or :func:`~passk_lab.io.read_runs`
+        (a ledger, read by :func:`passk_lab.read_ledger`, takes none).
+
+    Returns
+    -------
+    DataFrame
+        The runs, as that reader returns them.
+
+    Raises
+    ------
+    ValueError
+        If the format is unknown or cannot be detected, or the reader refuses
+        the file.
+    TypeError
+        If an option does not apply to the format.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> record = {"task_id": 7, "trial": 0, "reward": 1.0, "info": {"reward_info": {}}}
+    >>> _ = (folder / "results.json").write_text(json.dumps([record]))
+    >>> read(folder / "results.json")[["task", "run", "passed", "file"]]
+       task  run  passed          file
+    0     7    0    True  results.json
+    >>> read(folder / "results.json", scorer="match")
+    Traceback (most recent call last):
+    ...
+    TypeError: not an option for tau-bench files: scorer (tau-bench files take model, domain)
+    """
+    rows = {row.name: row for row in REGISTRY}
+    if format != "auto" and format not in rows:
+        raise ValueError(f"unknown format {format!r}: use auto, {', '.join(rows)}")
+    row = rows[detect_format(path) if format == "auto" else format]
+    unexpected = sorted(set(options) - set(row.options))
+    if unexpected:
+        raise TypeError(
+            f"not an option for {row.name} files: {', '.join(unexpected)} "
+            f"({row.name} files take {', '.join(row.options) or 'no options'})"
+        )
+    return row.reader(path, **options)
