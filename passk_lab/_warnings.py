@@ -87,4 +87,3 @@ def renamed(old: str, new: str, old_value: object, new_value: object) -> object:
         raise TypeError(f"give {new}= only ({old}= is its old name), not both")
     warn(f"{old}= is now {new}=; the old name goes in the next release", DeprecationWarning)
     return old_value
-
