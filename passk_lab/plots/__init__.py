@@ -1,0 +1,43 @@
+"""Pictures of reliability: decay curves, outcomes, success counts, sweeps and comparisons.
+
+Every function draws a table that a statistics function returned on a
+matplotlib Axes -- the one given, or the current one -- and returns it. None
+shows or saves a figure, and importing this module changes no setting: the
+shipped style applies only inside ``with style():``.
+
+Examples
+--------
+>>> import matplotlib
+>>> matplotlib.use("Agg")
+>>> import matplotlib.pyplot as plt
+>>> import passk_lab as pk
+>>> curve = pk.reliability_curve(pk.simulate_coin(seed=42), rng=0, predict_to=10)
+>>> with style():
+...     fig, ax = plt.subplots()
+...     ax = decay_curve(curve, ax=ax)
+>>> ax.get_xlabel()
+'k (runs that must all pass)'
+>>> plt.close(fig)
+"""
+
+from passk_lab.plots._curves import (
+    comparison,
+    decay_curve,
+    measured_vs_analytic,
+    outcome_heatmap,
+    style,
+    success_histogram,
+    sweep_heatmap,
+    sweep_lines,
+)
+
+__all__ = [
+    "comparison",
+    "decay_curve",
+    "measured_vs_analytic",
+    "outcome_heatmap",
+    "style",
+    "success_histogram",
+    "sweep_heatmap",
+    "sweep_lines",
+]
