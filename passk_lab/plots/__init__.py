@@ -20,16 +20,10 @@ Examples
 >>> plt.close(fig)
 """
 
-from passk_lab.plots._curves import (
-    comparison,
-    decay_curve,
-    measured_vs_analytic,
-    outcome_heatmap,
-    style,
-    success_histogram,
-    sweep_heatmap,
-    sweep_lines,
-)
+from passk_lab.plots._curves import comparison, decay_curve
+from passk_lab.plots._runs import outcome_heatmap, success_histogram
+from passk_lab.plots._style import style
+from passk_lab.plots._sweeps import measured_vs_analytic, sweep_heatmap, sweep_lines
 
 __all__ = [
     "comparison",

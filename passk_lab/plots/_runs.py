@@ -1,0 +1,170 @@
+"""Runs and counts: every run of every task as a cell, and how many tasks passed how often."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.colors import BoundaryNorm, ListedColormap
+from matplotlib.patches import Patch
+
+from passk_lab.outcomes import outcome_matrix
+from passk_lab.plots._style import axes_of, require_table
+
+__all__ = ["outcome_heatmap", "success_histogram"]
+
+_STATES = {  # code: (label, colour); the heatmap's categories in legend order
+    4: ("passed", "#0072B2"),
+    1: ("failed", "#F5C6A5"),
+    2: ("errored", "#D55E00"),
+    3: ("timed out", "#7A3E9D"),
+    0: ("no run", "#FFFFFF"),
+}
+_CODES = {name: code for code, (name, _) in _STATES.items()}
+
+
+def _state_codes(states: pd.DataFrame) -> np.ndarray:
+    """Codes of every (task, run) cell of ``outcome_matrix(..., states=True)``; see ``_STATES``."""
+    codes = np.zeros(states.shape, dtype=np.int64)  # "no run" where a task has no such run
+    for column, (_, values) in enumerate(states.items()):
+        for position, state in enumerate(values.cat.categories):
+            codes[(values.cat.codes == position).to_numpy(), column] = _CODES[state]
+    return codes
+
+
+def outcome_heatmap(
+    runs: pd.DataFrame,
+    *,
+    ax: Axes | None = None,
+    threshold: float = 1.0,
+    task_labels: bool | None = None,
+) -> Axes:
+    """Draw every run as a cell, tasks down (most reliable first) and runs across.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        One agent's runs table (filter a grouped table to one group first);
+        ``error`` and ``timed_out`` columns, when present, mark those runs.
+    ax : matplotlib Axes, optional
+        Where to draw; the current Axes by default.
+    threshold : float
+        The reward a run needs to pass, when the table has ``reward``.
+    task_labels : bool, optional
+        Label the rows with task ids; by default when there are at most 60.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Notes
+    -----
+    Tasks are sorted by their number of passes, most first (ties keep their
+    order). A failed run is pale; an errored run is vermilion and a timed-out
+    one purple, both counted as failures as everywhere else, so that a run
+    lost to infrastructure is not mistaken for the agent's mistake. A cell
+    with no run is white.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import passk_lab as pk
+    >>> fig, ax = plt.subplots()
+    >>> ax = outcome_heatmap(pk.simulate_coin(seed=42), ax=ax)
+    >>> ax.images[0].get_array().shape  # 40 tasks x 5 runs
+    (40, 5)
+    >>> plt.close(fig)
+    """
+    if not isinstance(runs, pd.DataFrame):
+        raise TypeError(f"runs must be a DataFrame, got {type(runs).__name__}")
+    matrix = outcome_matrix(runs, threshold=threshold, states=True)
+    codes = _state_codes(matrix)
+    order = np.argsort(-(codes == 4).sum(axis=1), kind="stable")
+    codes = codes[order]
+    ax = axes_of(ax)
+    colors = ListedColormap([_STATES[code][1] for code in range(5)])
+    ax.imshow(
+        codes,
+        cmap=colors,
+        norm=BoundaryNorm(np.arange(-0.5, 5.5), 5),
+        aspect="auto",
+        interpolation="nearest",
+    )
+    ax.grid(False)
+    ax.set_xticks(range(len(matrix.columns)), [str(run) for run in matrix.columns])
+    if task_labels if task_labels is not None else len(matrix) <= 60:
+        ax.set_yticks(range(len(matrix)), [str(task) for task in matrix.index[order]])
+        ax.tick_params(axis="y", labelsize=6 if len(matrix) > 25 else 8)
+    else:
+        ax.set_yticks([])
+    ax.set_xlabel("run")
+    ax.set_ylabel(f"task ({len(matrix)}, most passes first)")
+    present = set(np.unique(codes).tolist()) | {1, 4}
+    ax.legend(
+        handles=[
+            Patch(facecolor=color, edgecolor="0.6", label=name)
+            for code, (name, color) in _STATES.items()
+            if code in present
+        ],
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+    )
+    return ax
+
+
+def success_histogram(counts: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
+    """Draw how many tasks passed 0, 1, ..., n of their runs, against the models' expectations.
+
+    Parameters
+    ----------
+    counts : DataFrame
+        What :func:`~passk_lab.success_counts` returns.
+    ax : matplotlib Axes, optional
+        Where to draw; the current Axes by default.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Notes
+    -----
+    Bars are the tasks observed; circles the binomial expectation at the
+    pooled pass rate (every task alike), squares the beta-binomial fit (tasks
+    differ). Bars taller than the circles at both ends mean heterogeneity:
+    some tasks nearly always pass and some nearly never do.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import pandas as pd
+    >>> import passk_lab as pk
+    >>> counts = pd.DataFrame({"task": range(6), "n": 4, "c": [0, 0, 1, 3, 4, 4]})
+    >>> fig, ax = plt.subplots()
+    >>> ax = success_histogram(pk.success_counts(counts), ax=ax)
+    >>> [int(bar.get_height()) for bar in ax.patches]
+    [2, 1, 0, 1, 2]
+    >>> plt.close(fig)
+    """
+    frame = require_table(
+        counts, ["successes", "n_tasks", "binomial", "betabinom"], "success_counts"
+    )
+    ax = axes_of(ax)
+    successes = frame["successes"].to_numpy()
+    ax.bar(successes, frame["n_tasks"].to_numpy(), width=0.7, color="0.75", label="tasks observed")
+    p_hat = frame.attrs.get("binomial_mean")
+    icc = frame.attrs.get("icc")
+    binomial = "binomial, every task alike" + (
+        f" ($\\hat{{p}}$ = {p_hat:.3f})" if isinstance(p_hat, float) else ""
+    )
+    betabinom = "beta-binomial fit" + (
+        f" ($\\hat{{\\rho}}$ = {icc:.2f})" if isinstance(icc, float) and icc == icc else ""
+    )
+    ax.plot(successes, frame["binomial"].to_numpy(), "o--", label=binomial)
+    ax.plot(successes, frame["betabinom"].to_numpy(), "s:", lw=2.2, label=betabinom)
+    ax.set_xticks(successes)
+    ax.set_xlabel(f"runs passed (of {int(successes.max())})")
+    ax.set_ylabel("tasks")
+    tallest = float(frame[["n_tasks", "binomial", "betabinom"]].max().max())
+    ax.set_ylim(0, 1.4 * tallest)  # room for the legend above the bars
+    ax.legend(loc="upper center", ncols=2)
+    return ax

@@ -1,0 +1,105 @@
+"""What every plot shares: the style, the Axes to draw on, the table check and the labels."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from importlib import resources
+
+import matplotlib
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.ticker import MaxNLocator
+
+__all__ = ["POW_K", "axes_of", "integer_ticks", "require_table", "style"]
+
+POW_K = "pass$^k$"
+
+
+@contextlib.contextmanager
+def style() -> Iterator[None]:
+    """Apply passk_lab's matplotlib style inside a ``with`` block.
+
+    A colour-blind-safe palette (Okabe-Ito), light grid, no top or right
+    spine, and sizes that read well in a notebook and in print (SVG keeps
+    text as text). Figures made inside the block keep the style when drawn
+    later.
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> with style():
+    ...     matplotlib.rcParams["axes.spines.top"]
+    False
+    >>> matplotlib.rcParams["axes.spines.top"]
+    True
+    """
+    with resources.as_file(resources.files("passk_lab") / "styles" / "passk.mplstyle") as path:
+        with plt.style.context(str(path)):
+            try:
+                yield
+            finally:
+                # a backend first loaded inside the block (Jupyter's inline one) turns on
+                # interactive mode; keep it, or later figures stop showing
+                interactive = matplotlib.is_interactive()
+        matplotlib.interactive(interactive)
+
+
+def axes_of(ax: Axes | None) -> Axes:
+    """Return `ax`, or the current Axes when it is None."""
+    return plt.gca() if ax is None else ax
+
+
+def require_table(frame: object, columns: Sequence[str], made_by: str) -> pd.DataFrame:
+    """Return `frame` if it is a non-empty DataFrame with `columns`, else say what to pass.
+
+    Parameters
+    ----------
+    frame : object
+        The table a plot was given.
+    columns : sequence of str
+        The columns the plot reads.
+    made_by : str
+        The function whose result the plot draws, named in the messages.
+
+    Returns
+    -------
+    DataFrame
+        `frame` itself.
+
+    Raises
+    ------
+    TypeError
+        If `frame` is not a DataFrame.
+    ValueError
+        If a column is missing or the table is empty.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> require_table(pd.DataFrame({"k": [1]}), ["k", "p"], "simulate_sweep")
+    Traceback (most recent call last):
+    ...
+    ValueError: the table has no column 'p'; pass the DataFrame that simulate_sweep returns
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"expected a DataFrame from {made_by}, got {type(frame).__name__}")
+    missing = [name for name in columns if name not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"the table has no column {', '.join(map(repr, missing))}; pass the DataFrame that "
+            f"{made_by} returns"
+        )
+    if frame.empty:
+        raise ValueError(f"the table is empty; pass the DataFrame that {made_by} returns")
+    return frame
+
+
+def integer_ticks(ax: Axes) -> None:
+    """Put the x ticks of `ax` on whole numbers only (k is a count of runs)."""
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
