@@ -5,18 +5,18 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from passk_lab._version import __version__
 from passk_lab._interval_policy import INTERVAL_METHODS
+from passk_lab._version import __version__
 from passk_lab.estimators import reliability_curve
 from passk_lab.harness import evaluate
 from passk_lab.io import FORMATS, read
-from passk_lab.report import to_markdown, write_report
+from passk_lab.report import labelled, to_markdown, write_report
 from passk_lab.simulate import coin_tasks
 
 __all__ = ["main"]
@@ -97,16 +97,19 @@ def _analyze(args: argparse.Namespace) -> int:
         print(curve.to_csv(index=False), end="")
     elif args.to == "json":
         print(curve.to_json(orient="records", indent=2))
-    else:
-        shown = curve.drop(
-            columns=["pass_at_k_low", "pass_at_k_high", "p_pow_k_low", "p_pow_k_high"]
-        )
-        if args.errors == "fail":
-            shown = shown.drop(columns="n_runs_excluded")
+    else:  # the report's table: its labels, each interval in one column, three decimals
+        shown = labelled(curve)
         if args.to == "markdown":
-            print(to_markdown(shown))
+            print(to_markdown(shown, digits=3))
         else:
-            print(shown.to_string(index=False, float_format=lambda value: f"{value:.4f}"))
+            wide: dict[Hashable, int] = {name: len(name) + 1 for name in shown.columns}
+            print(
+                shown.to_string(
+                    index=False,
+                    float_format=lambda value: f"{value:.3f}",
+                    col_space=wide,  # the labels hold spaces: set them apart
+                )
+            )
     return 0
 
 
@@ -209,8 +212,9 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Read runs -- a runs table (CSV, JSON Lines or Parquet; columns task, run and passed "
             "or reward), tau-bench results or Inspect AI logs -- and print the reliability curve "
-            "with confidence intervals, one block per group. The table and Markdown show the "
-            "pass^k interval; CSV and JSON have every column."
+            "with confidence intervals, one row per (group, k). The table and Markdown show it as "
+            "the report does (pass^k, pass@k, one column per interval); CSV and JSON have every "
+            "column under its library name."
         ),
     )
     _input_arguments(analyze)

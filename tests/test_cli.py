@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 
@@ -12,6 +13,7 @@ from conftest import TAU_BENCH
 import passk_lab as pk
 from passk_lab import __version__, reliability_curve, simulate_coin
 from passk_lab.cli import main
+from passk_lab.report import labelled
 
 
 def test_reproduce_prints_the_source_figures_and_writes_the_runs(tmp_path, capsys):
@@ -91,31 +93,35 @@ def test_analyze_prints_a_table_per_group_in_each_format(tmp_path, capsys):
 
     assert main(["analyze", str(path), "--by", "model", "--k", "1,2,3"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == [
-        "model",
-        "k",
-        "pass_pow_k",
-        "pass_pow_k_low",
-        "pass_pow_k_high",
-        "pass_at_k",
-        "p_pow_k",
-        "betabinom_pow_k",
-        "n_tasks",
-        "n_tasks_excluded",
-        "interval_method",
-    ]
+    labels = labelled(expected).columns
+    assert re.split(r"\s{2,}", lines[0].strip()) == list(labels)
+    assert list(labels[:4]) == ["model", "k", "pass^k", "pass^k 95% CI"]
     first = expected.iloc[0]
+    low, high = first["pass_pow_k_low"], first["pass_pow_k_high"]
     assert lines[1].split()[:5] == [
         "a",
         "1",
-        *(f"{first[name]:.4f}" for name in ("pass_pow_k", "pass_pow_k_low", "pass_pow_k_high")),
+        f"{first['pass_pow_k']:.3f}",
+        *f"[{low:.3f}, {high:.3f}]".split(),
     ]
     assert len(lines) == 7
 
     assert main(["analyze", str(path), "--by", "model", "--to", "markdown"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("| model | k | pass_pow_k |")
+    assert lines[0].startswith("| model | k | pass^k | pass^k 95% CI  | pass@k |")
     assert len(lines) == 2 + 8
+
+
+def test_analyze_prints_the_table_the_report_writes(tmp_path, capsys):
+    path = tmp_path / "runs.csv"
+    simulate_coin(p=0.85, tasks=40, k=5, seed=42).to_csv(path, index=False)
+    assert main(["analyze", str(path), "--to", "markdown"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert main(["report", str(path), "--out", str(tmp_path / "report")]) == 0
+    written = (tmp_path / "report" / "curve.md").read_text().splitlines()
+    assert printed[0] == written[0]
+    assert printed[0].split(" | ")[:3] == ["| k", "pass^k", "pass^k 95% CI "]
+    assert printed == written[: len(printed)]  # the same rows, then the report's metadata line
 
 
 def test_analyze_refuses_bad_input_with_a_message(tmp_path, capsys):
@@ -152,7 +158,7 @@ def test_analyze_reads_tau_bench_results_by_their_shape(capsys, tau_bench_publis
     curve = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert curve["pass_pow_k"].round(3).tolist() == list(tau_bench_published.values())
     assert main(["analyze", str(path), "--format", "tau-bench", "--errors", "exclude"]) == 0
-    assert "n_runs_excluded" in capsys.readouterr().out
+    assert "  runs excluded  " in capsys.readouterr().out.splitlines()[0]
 
 
 def test_analyze_decides_table_rewards_with_a_threshold(tmp_path, capsys):

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import base64
 import re
+import subprocess
+import sys
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 
@@ -278,3 +280,114 @@ def test_report_refuses_bad_input_with_a_message(tmp_path, capsys):
         main(["report", str(tmp_path / "missing.csv"), "--out", str(tmp_path)])
     assert exited.value.code == 2
     assert "passk-lab report: error:" in capsys.readouterr().err
+
+
+def mixed_runs():
+    """Three agents: tau-bench's gpt-4o, whose runs record errors, and two simulated coins."""
+    tau = pk.io.read_tau_bench(TAU_BENCH / "gpt-4o-airline.json")
+    return pd.concat(
+        [
+            tau[["task", "run", "passed", "error"]].assign(model="gpt-4o"),
+            pk.simulate_coin(p=0.85, tasks=40, k=5, seed=42).assign(model="coin-a", error=None),
+            pk.simulate_coin(p=0.6, tasks=30, k=3, seed=7).assign(model="coin-b", error=None),
+        ],
+        ignore_index=True,
+    )
+
+
+def tables_of(folder):
+    return {path.stem: pd.read_csv(path, comment="#") for path in sorted(folder.glob("*.csv"))}
+
+
+@pytest.mark.parametrize(
+    ("errors", "given"), [("fail", ("tally", "dask")), ("exclude", ("tally",))], ids=str
+)
+def test_report_from_a_tally_or_a_dask_frame_has_the_tables_of_the_runs(tmp_path, errors, given):
+    dd = pytest.importorskip("dask.dataframe")
+    runs = mixed_runs()
+    runs = runs[runs["model"] != "coin-b"]
+    options = {"by": "model", "errors": errors, "n_resamples": 500}
+    inputs = {
+        "tally": pk.tally(runs, "model", errors=errors),
+        "dask": dd.from_pandas(runs, npartitions=3),
+    }
+    written = pk.report.write_report(runs, tmp_path / "runs", **options)
+    expected = tables_of(tmp_path / "runs")
+    assert list(expected) == ["betabinom", "curve", "errors", "success_counts"]
+    assert expected["errors"]["n_runs_excluded"].max() == 5  # gpt-4o's errored runs
+    heatmaps = [path.name for path in written if path.stem.startswith("outcome_heatmap")]
+    assert len(heatmaps) == 4  # two groups, PNG and SVG
+    assert "outcome heatmap is left out" not in (tmp_path / "runs" / "report.html").read_text()
+    for name in given:
+        written = pk.report.write_report(inputs[name], tmp_path / name, **options)
+        for table, frame in tables_of(tmp_path / name).items():
+            pd.testing.assert_frame_equal(frame, expected[table], check_exact=True)
+        assert not any(path.stem.startswith("outcome_heatmap") for path in written)
+        page = (tmp_path / name / "report.html").read_text()
+        assert (
+            "<p>The outcome heatmap is left out: it draws every run of a pandas runs table" in page
+        )
+        assert len([tag for tag, _ in Page(page).tags if tag == "img"]) == 1 + 2  # and histograms
+
+
+def test_report_checks_the_runs_once_and_each_heatmap_reads_its_groups_runs(tmp_path, monkeypatch):
+    import passk_lab._data.tally as tally_module
+    import passk_lab.outcomes as outcomes_module
+
+    calls = {"tables": 0, "heatmaps": 0}
+
+    def counting(name, check):
+        def counted(*args, **kwargs):
+            calls[name] += 1
+            return check(*args, **kwargs)
+
+        return counted
+
+    monkeypatch.setattr(tally_module, "check_runs", counting("tables", tally_module.check_runs))
+    monkeypatch.setattr(
+        outcomes_module, "check_runs", counting("heatmaps", outcomes_module.check_runs)
+    )
+    written = pk.report.write_report(mixed_runs(), tmp_path, by="model", n_resamples=200)
+    assert calls == {"tables": 1, "heatmaps": 3}  # every table from one tally; a drawing per group
+    assert "errors.csv" in {path.name for path in written}
+
+
+def test_each_report_table_carries_its_own_metadata(tmp_path):
+    runs = pk.io.read_tau_bench(TAU_BENCH / "gpt-4o-airline.json")
+    pk.report.write_report(runs, tmp_path, errors="exclude", n_resamples=200, method="percentile")
+
+    def header(name):
+        lines = (tmp_path / f"{name}.csv").read_text().splitlines()
+        return dict(line[2:].split(": ", 1) for line in lines if line.startswith("# "))
+
+    curve = header("curve")
+    assert curve["interval method"] == "percentile"
+    assert curve["bootstrap resamples"] == "200"
+    assert curve["errored runs"] == "left out"
+    for name in ("betabinom", "success_counts"):
+        info = header(name)
+        assert list(info) == ["tasks", "runs per task", "errored runs", "passk_lab", "date"]
+        assert (info["tasks"], info["runs per task"]) == ("50", curve["runs per task"])
+    errors = header("errors")  # both policies side by side: the runs recorded, no policy
+    assert list(errors) == ["tasks", "runs per task", "passk_lab", "date"]
+    assert errors["runs per task"] == "4"
+    page = Page((tmp_path / "report.html").read_text())
+    assert page.tables[1][0][:2] == ["mean", "icc"]  # the fit's table
+
+
+def test_the_report_module_loads_lazily_and_without_matplotlib():
+    assert pk.report.export is export
+    assert pk.report.__all__ == [
+        "export",
+        "labelled",
+        "metadata",
+        "to_html",
+        "to_latex",
+        "to_markdown",
+        "write_report",
+    ]
+    code = (
+        "import sys, passk_lab as pk; pk.report.export; "
+        "assert 'matplotlib' not in sys.modules, 'matplotlib imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,42 +1,41 @@
-"""Result tables for reports: labels, metadata, five file formats, and a whole report.
+"""Result tables as files: labels, metadata and five formats.
 
 A result DataFrame (a reliability curve, a comparison, a plan, ...) goes out
 two ways. Data formats -- CSV and Parquet -- keep the library's column names
 and every digit, so a program can read them back. Presentation formats --
 Markdown, LaTeX and HTML -- get labels a reader knows (pass^k, pass@k,
 ``95% CI`` with both ends in one cell) and rounded numbers. Every format
-carries the metadata a reader needs: tasks, runs per task, confidence level,
-interval method, the error policy, the package version and the date.
+carries the metadata a reader needs, as far as the table records it: tasks,
+runs per task, confidence level, interval method, the error policy, the
+package version and the date.
 """
 
 from __future__ import annotations
 
-import base64
 import html
 import re
-from collections.abc import Callable, Hashable, Iterable
 from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from passk_lab._data.rules import By, ErrorPolicy, by_columns
-from passk_lab._interval_policy import IntervalMethod
 from passk_lab._labels import LABELS, interval_label
 from passk_lab._version import __version__
-from passk_lab.estimators import error_sensitivity, reliability_curve
-from passk_lab.heterogeneity import fit_betabinom, success_counts
 
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
+__all__ = [
+    "export",
+    "html_text",
+    "labelled",
+    "metadata",
+    "metadata_line",
+    "to_html",
+    "to_latex",
+    "to_markdown",
+]
 
-__all__ = ["export", "labelled", "metadata", "to_html", "to_latex", "to_markdown", "write_report"]
-
-FORMATS = {".csv": "csv", ".parquet": "parquet", ".md": "markdown", ".tex": "latex"}
-FORMATS |= {".html": "html", ".htm": "html"}
+_SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".md": "markdown", ".tex": "latex"}
+_SUFFIXES |= {".html": "html", ".htm": "html"}
 
 
 def _cell(value: object, digits: int) -> str:
@@ -159,7 +158,14 @@ def to_latex(frame: pd.DataFrame, *, digits: int = 3, caption: str | None = None
     return "\n".join(lines)
 
 
-def _html_text(text: str) -> str:
+def html_text(text: str) -> str:
+    """Escape `text` for HTML and set ``^k`` as a superscript.
+
+    Examples
+    --------
+    >>> html_text("pass^k <= pass@1")
+    'pass<sup>k</sup> &lt;= pass@1'
+    """
     return "<sup>k</sup>".join(html.escape(part) for part in text.split("^k"))
 
 
@@ -195,12 +201,12 @@ def to_html(frame: pd.DataFrame, *, digits: int = 3, caption: str | None = None)
     numeric = _numeric(frame)
     lines = ["<table>"]
     if caption:
-        lines.append(f"<caption>{_html_text(caption)}</caption>")
-    header = "".join(f"<th>{_html_text(str(name))}</th>" for name in frame.columns)
+        lines.append(f"<caption>{html_text(caption)}</caption>")
+    header = "".join(f"<th>{html_text(str(name))}</th>" for name in frame.columns)
     lines += [f"<thead><tr>{header}</tr></thead>", "<tbody>"]
     for row in _rows(frame, digits):
         cells = "".join(
-            f'<td style="text-align:{"right" if right else "left"}">{_html_text(cell)}</td>'
+            f'<td style="text-align:{"right" if right else "left"}">{html_text(cell)}</td>'
             for cell, right in zip(row, numeric, strict=True)
         )
         lines.append(f"<tr>{cells}</tr>")
@@ -309,7 +315,14 @@ def metadata(frame: pd.DataFrame) -> dict[str, str]:
     return info
 
 
-def _caption(info: dict[str, str]) -> str:
+def metadata_line(info: dict[str, str]) -> str:
+    """Join :func:`metadata` into one line, ``key: value; key: value``, for a caption.
+
+    Examples
+    --------
+    >>> metadata_line({"tasks": "40", "runs per task": "5"})
+    'tasks: 40; runs per task: 5'
+    """
     return "; ".join(f"{key}: {value}" for key, value in info.items())
 
 
@@ -358,10 +371,10 @@ def export(
     np.float64(0.45)
     """
     target = Path(path)
-    kind = FORMATS.get(target.suffix.lower())
+    kind = _SUFFIXES.get(target.suffix.lower())
     if kind is None:
         raise ValueError(
-            f"cannot tell the format of {target.name!r}: end the name in {', '.join(FORMATS)}"
+            f"cannot tell the format of {target.name!r}: end the name in {', '.join(_SUFFIXES)}"
         )
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"export writes a DataFrame, got {type(frame).__name__}")
@@ -383,190 +396,12 @@ def export(
             ) from None
     elif kind == "markdown":
         target.write_text(
-            f"{to_markdown(table, digits=digits)}\n\n*{_caption(info)}*\n", encoding="utf-8"
+            f"{to_markdown(table, digits=digits)}\n\n*{metadata_line(info)}*\n", encoding="utf-8"
         )
     elif kind == "latex":
-        latex = to_latex(table, digits=digits, caption=_caption(info))
+        latex = to_latex(table, digits=digits, caption=metadata_line(info))
         target.write_text(latex + "\n", encoding="utf-8")
     else:
-        page = to_html(table, digits=digits, caption=_caption(info))
+        page = to_html(table, digits=digits, caption=metadata_line(info))
         target.write_text(page + "\n", encoding="utf-8")
     return target
-
-
-# --- the whole report --------------------------------------------------------------------
-
-
-def _slug(key: Iterable[Hashable], by: list[str]) -> str:
-    text = "-".join(f"{name}-{value}" for name, value in zip(by, key, strict=True))
-    return re.sub(r"[^A-Za-z0-9.=-]+", "_", text)
-
-
-def _with_group(frame: pd.DataFrame, by: list[str], key: Iterable[Hashable]) -> pd.DataFrame:
-    """Put a group's labels in front of a table about that group."""
-    for name, value in reversed(list(zip(by, key, strict=True))):
-        frame.insert(0, name, [value] * len(frame))
-    return frame
-
-
-_TABLE_HEADINGS = {
-    "curve": "pass<sup>k</sup> and pass@k with intervals",
-    "betabinom": "Beta-binomial fit: how much tasks differ",
-    "success_counts": "Tasks by runs passed, observed and expected",
-    "errors": "Errored runs as failures, or left out",
-}
-_STYLE = """
-body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
-       color: #222; line-height: 1.45; }
-table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
-caption { caption-side: bottom; text-align: left; color: #555; font-size: 0.8rem;
-          padding-top: 0.3rem; }
-th, td { padding: 0.2rem 0.6rem; border-bottom: 1px solid #ddd; }
-th { border-bottom: 2px solid #888; text-align: center; }
-img { max-width: 100%; }
-dl { display: grid; grid-template-columns: max-content auto; gap: 0.1rem 1rem; }
-dt { color: #555; }
-dd { margin: 0; }
-"""
-
-
-def write_report(
-    runs: pd.DataFrame,
-    out: str | Path,
-    *,
-    by: By = None,
-    errors: ErrorPolicy = "fail",
-    confidence_level: float = 0.95,
-    method: IntervalMethod = "auto",
-    n_resamples: int = 10_000,
-    rng: int | np.random.Generator | None = 0,
-    title: str = "Reliability report",
-) -> list[Path]:
-    """Write the tables, the plots and one self-contained ``report.html`` for a runs table.
-
-    Parameters
-    ----------
-    runs : DataFrame
-        A runs table (for example from :func:`passk_lab.io.read`).
-    out : str or Path
-        The folder to write into; made if missing.
-    by : str or list of str, optional
-        Grouping columns: one curve per group, and per-group heatmaps and
-        histograms.
-    errors, confidence_level, method, n_resamples, rng
-        As in :func:`~passk_lab.reliability_curve`.
-    title : str
-        The report's heading.
-
-    Returns
-    -------
-    list of Path
-        Every file written: ``curve``, ``betabinom``, ``success_counts`` and
-        (when the runs record errors) ``errors`` tables as CSV and Markdown;
-        ``decay_curve``, ``outcome_heatmap`` and ``success_histogram`` plots
-        (one per group, the group in the name) as PNG and SVG; and
-        ``report.html``, which inlines every plot and table and needs no
-        network.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> import passk_lab as pk
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     written = write_report(pk.simulate_coin(seed=42), folder, n_resamples=1000)
-    ...     names = [path.name for path in written]
-    >>> names[:2], names[-1]
-    (['curve.csv', 'curve.md'], 'report.html')
-    """
-    from matplotlib.figure import Figure  # plots are drawn only for a report
-
-    from passk_lab import plots
-
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    groups_by = list(by_columns(by))
-    longest = int(runs.groupby([*groups_by, "task"], sort=False).size().max())
-    curve = reliability_curve(
-        runs,
-        by=by,
-        errors=errors,
-        confidence_level=confidence_level,
-        method=method,
-        n_resamples=n_resamples,
-        rng=rng,
-        predict_to=max(2 * longest, 10),
-    )
-    groups = list(runs.groupby(groups_by, sort=False)) if groups_by else [((), runs)]
-    fits, counts = [], []
-    for key, part in groups:
-        fits.append(_with_group(fit_betabinom(part, errors=errors).to_frame(), groups_by, key))
-        counts.append(_with_group(success_counts(part, errors=errors), groups_by, key))
-    tables = {
-        "curve": curve[curve["n_tasks"] > 0].reset_index(drop=True),
-        "betabinom": pd.concat(fits, ignore_index=True),
-        "success_counts": pd.concat(counts, ignore_index=True),
-    }
-    if {"error", "timed_out"} & set(runs.columns):
-        tables["errors"] = error_sensitivity(runs, by=by)
-    written: list[Path] = []
-    for name, table in tables.items():
-        table.attrs = dict(curve.attrs)
-        written += [export(table, folder / f"{name}.csv"), export(table, folder / f"{name}.md")]
-
-    images: list[tuple[str, bytes]] = []
-
-    def figure(name: str, heading: str, draw: Callable[..., Axes]) -> None:
-        with plots.style():
-            fig = Figure()
-            draw(ax=fig.add_subplot())
-            for suffix in (".svg", ".png"):
-                fig.savefig(folder / f"{name}{suffix}")
-                written.append(folder / f"{name}{suffix}")
-        images.append((heading, (folder / f"{name}.png").read_bytes()))
-
-    figure("decay_curve", "pass^k against k", partial(plots.decay_curve, curve))
-    for (key, part), count in zip(groups, counts, strict=True):
-        suffix = f"-{_slug(key, groups_by)}" if groups_by else ""
-        where = ", ".join(f"{n}={v}" for n, v in zip(groups_by, key, strict=True))
-        where = f" ({where})" if where else ""
-        figure(
-            f"outcome_heatmap{suffix}", f"Every run{where}", partial(plots.outcome_heatmap, part)
-        )
-        figure(
-            f"success_histogram{suffix}",
-            f"Tasks by runs passed{where}",
-            partial(plots.success_histogram, count),
-        )
-
-    info = metadata(curve)
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        '<head><meta charset="utf-8">',
-        f"<title>{html.escape(title)}</title>",
-        f"<style>{_STYLE}</style></head>",
-        "<body>",
-        f"<h1>{html.escape(title)}</h1>",
-        "<dl>",
-        *(
-            f"<dt>{html.escape(key)}</dt><dd>{html.escape(value)}</dd>"
-            for key, value in info.items()
-        ),
-        "</dl>",
-    ]
-    for heading, data in images:
-        encoded = base64.b64encode(data).decode("ascii")
-        parts += [
-            f"<h2>{_html_text(heading)}</h2>",
-            f'<img alt="{html.escape(heading)}" src="data:image/png;base64,{encoded}">',
-        ]
-    for name, table in tables.items():
-        parts += [
-            f'<h2 id="{name}">{_TABLE_HEADINGS[name]}</h2>',
-            to_html(labelled(table), caption=_caption(info)),
-        ]
-    parts += ["</body>", "</html>"]
-    report = folder / "report.html"
-    report.write_text("\n".join(parts) + "\n", encoding="utf-8")
-    written.append(report)
-    return written
