@@ -141,7 +141,9 @@ def simulate_sweep(
     -------
     DataFrame
         One row per (p, k, evaluation): ``[p, k, evaluation, pass_at_1,
-        pass_pow_k, p_pow_k]``, where ``p_pow_k`` is the true ``p ** k``.
+        pass_pow_k, true_pow_k]``, where ``true_pow_k`` is the true ``p ** k``
+        (the column was ``p_pow_k`` before, the name the reliability curve
+        gives its estimate ``pass@1 ** k``).
 
     Notes
     -----
@@ -151,13 +153,13 @@ def simulate_sweep(
     Examples
     --------
     >>> sweep = simulate_sweep([0.8, 0.9], [1, 5], evaluations=2000, rng=0)
-    >>> sweep.groupby(["p", "k"])[["pass_pow_k", "p_pow_k"]].mean().round(2)
-          pass_pow_k  p_pow_k
+    >>> sweep.groupby(["p", "k"])[["pass_pow_k", "true_pow_k"]].mean().round(2)
+          pass_pow_k  true_pow_k
     p   k
-    0.8 1        0.80     0.80
-        5        0.33     0.33
-    0.9 1        0.90     0.90
-        5        0.59     0.59
+    0.8 1        0.80        0.80
+        5        0.33        0.33
+    0.9 1        0.90        0.90
+        5        0.59        0.59
     """
     ps = _grid("p", p, probability)
     ks = _grid("k", k, positive_int)
@@ -179,6 +181,6 @@ def simulate_sweep(
             "evaluation": np.tile(np.arange(repeats), len(grid_p)),
             "pass_at_1": pass_at_1.ravel(),
             "pass_pow_k": pass_pow_k.ravel(),
-            "p_pow_k": np.repeat(grid_p**grid_k, repeats),
+            "true_pow_k": np.repeat(grid_p**grid_k, repeats),
         }
     )

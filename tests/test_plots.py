@@ -208,7 +208,7 @@ def test_measured_vs_analytic_plots_each_cells_mean_and_spread(sweep):
     diagonal, points = ax.get_lines()
     assert list(diagonal.get_xdata()) == [0, 1]
     cells = sweep.groupby(["p", "k"])["pass_pow_k"]
-    np.testing.assert_allclose(points.get_xdata(), sweep.groupby(["p", "k"])["p_pow_k"].first())
+    np.testing.assert_allclose(points.get_xdata(), sweep.groupby(["p", "k"])["true_pow_k"].first())
     np.testing.assert_allclose(points.get_ydata(), cells.mean())
     (bars,) = ax.collections
     segments = bars.get_segments()
@@ -287,3 +287,12 @@ def test_importing_the_package_neither_imports_matplotlib_nor_changes_its_settin
     subprocess.run([sys.executable, "-c", code], check=True)
     with pytest.raises(AttributeError, match="no attribute 'plot'"):
         pk.plot  # noqa: B018
+
+
+def test_the_sweeps_old_truth_column_name_still_draws_with_a_warning(sweep):
+    with pytest.warns(DeprecationWarning, match="true_pow_k"):
+        old = plots.sweep_lines(sweep, value="p_pow_k", ax=plt.figure().gca())
+    new = plots.sweep_lines(sweep, ax=plt.figure().gca())
+    assert old.get_ylabel() == new.get_ylabel() == "$p^k$"
+    for before, after in zip(old.get_lines(), new.get_lines(), strict=True):
+        np.testing.assert_array_equal(before.get_ydata(), after.get_ydata())

@@ -49,13 +49,13 @@ def test_bad_arguments_are_refused(kwargs, error, message):
 # --- simulate_sweep: many evaluations over a grid of p and k ----------------------------
 
 
-def test_sweep_has_one_row_per_cell_and_evaluation_and_the_true_p_pow_k():
+def test_sweep_has_one_row_per_cell_and_evaluation_and_the_true_pow_k():
     sweep = simulate_sweep([0.5, 0.9], [1, 3, 20], tasks=7, evaluations=4, rng=0)
-    assert sweep.columns.tolist() == ["p", "k", "evaluation", "pass_at_1", "pass_pow_k", "p_pow_k"]
+    assert sweep.columns.tolist() == ["p", "k", "evaluation", "pass_at_1", "pass_pow_k", "true_pow_k"]
     assert len(sweep) == 2 * 3 * 4
     cells = sweep.groupby(["p", "k"])["evaluation"].apply(list)
     assert cells.tolist() == [[0, 1, 2, 3]] * 6
-    np.testing.assert_allclose(sweep["p_pow_k"], sweep["p"] ** sweep["k"], rtol=0)
+    np.testing.assert_allclose(sweep["true_pow_k"], sweep["p"] ** sweep["k"], rtol=0)
     # pass@1 is a count of passes over tasks x k runs, pass^k a count of tasks over tasks
     assert np.allclose((sweep["pass_at_1"] * 7 * sweep["k"]) % 1, 0, atol=1e-9)
     assert np.allclose((sweep["pass_pow_k"] * 7) % 1, 0, atol=1e-9)

@@ -11,15 +11,28 @@ from matplotlib.axes import Axes
 from matplotlib.cm import ScalarMappable
 from matplotlib.colors import ListedColormap, Normalize
 
+from passk_lab._warnings import warn
 from passk_lab.plots._style import POW_K, axes_of, integer_ticks, require_table
 
 __all__ = ["measured_vs_analytic", "sweep_heatmap", "sweep_lines"]
 
 _SWEEP_LABELS = {  # axis labels of the sweep columns
-    "p_pow_k": "$p^k$",
+    "true_pow_k": "$p^k$",
     "pass_pow_k": f"mean measured {POW_K}",
     "pass_at_1": "mean measured pass@1",
 }
+
+
+def _current(value: str) -> str:
+    """The sweep's column `value` names: the truth's old name ``p_pow_k`` is ``true_pow_k``."""
+    if value != "p_pow_k":
+        return value
+    warn(
+        "the sweep's true p ** k is the column true_pow_k (p_pow_k is the curve's estimate); "
+        "value='p_pow_k' goes in the next release",
+        DeprecationWarning,
+    )
+    return "true_pow_k"
 
 
 def _grid(sweep: pd.DataFrame, value: str) -> pd.DataFrame:
@@ -30,7 +43,7 @@ def _grid(sweep: pd.DataFrame, value: str) -> pd.DataFrame:
 def sweep_heatmap(
     sweep: pd.DataFrame,
     *,
-    value: str = "p_pow_k",
+    value: str = "true_pow_k",
     levels: Sequence[float] = (0.5, 0.9, 0.99),
     ax: Axes | None = None,
 ) -> Axes:
@@ -42,8 +55,9 @@ def sweep_heatmap(
         What :func:`~passk_lab.simulate_sweep` returns, or any table with
         ``p``, ``k`` and `value` columns; repeated cells are averaged.
     value : str
-        The column to draw: ``"p_pow_k"`` (the truth) or ``"pass_pow_k"``
-        (the mean measured).
+        The column to draw: ``"true_pow_k"`` (the truth) or ``"pass_pow_k"``
+        (the mean measured). The truth's old name ``"p_pow_k"`` works, with
+        a ``DeprecationWarning``, for one release.
     levels : sequence of float
         Contour lines, labelled: the p a target pass^k demands at each k.
     ax : matplotlib Axes, optional
@@ -64,6 +78,7 @@ def sweep_heatmap(
     ('k (runs per task)', 'p (chance a run passes)')
     >>> plt.close(fig)
     """
+    value = _current(value)
     grid = _grid(sweep, value)
     ax = axes_of(ax)
     ks, ps = grid.columns.to_numpy(), grid.index.to_numpy()
@@ -82,7 +97,7 @@ def sweep_heatmap(
 def sweep_lines(
     sweep: pd.DataFrame,
     *,
-    value: str = "p_pow_k",
+    value: str = "true_pow_k",
     ps: Sequence[float] | None = None,
     ax: Axes | None = None,
 ) -> Axes:
@@ -116,6 +131,7 @@ def sweep_lines(
     ['p = 0.8', 'p = 0.9', 'p = 0.99']
     >>> plt.close(fig)
     """
+    value = _current(value)
     grid = _grid(sweep, value)
     if ps is not None:
         unknown = [p for p in ps if p not in grid.index]
@@ -177,12 +193,12 @@ def measured_vs_analytic(
     6
     >>> plt.close(fig)
     """
-    frame = require_table(sweep, ["p", "k", "p_pow_k", "pass_pow_k"], "simulate_sweep")
+    frame = require_table(sweep, ["p", "k", "true_pow_k", "pass_pow_k"], "simulate_sweep")
     if not 0 < coverage < 1:
         raise ValueError(f"coverage must lie in (0, 1), got {coverage}")
     tail = (1 - coverage) / 2
     cells = frame.groupby(["p", "k"])
-    truth = cells["p_pow_k"].first().to_numpy()
+    truth = cells["true_pow_k"].first().to_numpy()
     mean = cells["pass_pow_k"].mean().to_numpy()
     low = cells["pass_pow_k"].quantile(tail).to_numpy()
     high = cells["pass_pow_k"].quantile(1 - tail).to_numpy()
