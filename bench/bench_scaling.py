@@ -10,11 +10,10 @@ import numpy as np
 from bench_estimators import outcome_matrix, runs_table
 from timing import best_of
 
-from passk_lab._betabinom import fit_cells
-from passk_lab._checks import k_values
+from passk_lab._curve import curve_table, group_ks
 from passk_lab._data.cells import Cells
 from passk_lab._data.tally import as_tally
-from passk_lab._interval_policy import IntervalSpec, curve_intervals
+from passk_lab._interval_policy import IntervalSpec
 
 RUNS_PER_TASK = 16
 SIZES = [10_000, 100_000, 1_000_000, 10_000_000]
@@ -29,16 +28,11 @@ def stages(runs: int) -> tuple[float, float, float]:
     summary = as_tally(table)
     cells = Cells.from_tally(summary)
     spec = IntervalSpec.of("auto", 0.95, 10_000, 0)
-    ks = k_values(None, int(cells.n.max()))
-
-    def statistics() -> None:  # what the curve computes after the cells: intervals and the fit
-        curve_intervals(cells.n, cells.c, cells.tasks, ks, spec)
-        fit_cells(cells.n, cells.c, cells.tasks)
-
+    ks = group_ks(cells, None)
     return (
         best_of(lambda: as_tally(table), repeat=repeat),
         best_of(lambda: Cells.from_tally(summary), repeat=repeat),
-        best_of(statistics, repeat=7),
+        best_of(lambda: curve_table(cells, ks, spec), repeat=7),
     )
 
 

@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "passk_lab.intervals": 2,
     "passk_lab._bootstrap": 2,
     "passk_lab._interval_policy": 2,
+    "passk_lab._curve": 2,
     "passk_lab._betabinom": 2,
     "passk_lab.heterogeneity": 2,
     "passk_lab.estimators": 2,

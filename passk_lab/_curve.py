@@ -1,0 +1,160 @@
+"""Values of pass^k, pass@k and pass@1 from (n, c) cells, and the curve table built from them.
+
+The public functions of :mod:`passk_lab.estimators` are thin: each reduces its
+input to :class:`~passk_lab._data.cells.Cells` and asks this module for the
+means per group (:func:`curve_values`) or the whole curve (:func:`curve_table`),
+whose intervals come from :mod:`passk_lab._interval_policy`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from passk_lab._betabinom import fit_cells
+from passk_lab._checks import k_values
+from passk_lab._data.cells import Cells, products
+from passk_lab._data.rules import By, ErrorPolicy, display
+from passk_lab._data.tally import as_tally
+from passk_lab._interval_policy import IntervalSpec, curve_intervals
+from passk_lab._typing import Bools, Floats, Ints
+from passk_lab._warnings import warn
+
+__all__ = ["by_group", "cells_of", "curve_table", "curve_values", "group_ks", "means", "warn_empty"]
+
+
+def means(cells: Cells, values: Floats) -> tuple[Floats, Floats]:
+    """Task-weighted mean of cell values within each group (NaN if none), and the tasks."""
+    counted = cells.group_sum(np.isfinite(values).astype(np.float64))
+    totals = cells.group_sum(values)
+    means: Floats = np.divide(totals, counted, out=np.full(totals.shape, np.nan), where=counted > 0)
+    return means, counted
+
+
+def warn_empty(cells: Cells, counted: Floats, ks: Ints, asked: Bools | None = None) -> None:
+    """Warn that the estimates are NaN where no task of a group has k runs (and k was asked)."""
+    empty = np.argwhere((counted == 0) & (True if asked is None else asked))
+    if len(empty) == 0:
+        return
+    group = int(empty[0, 0])
+    missing = ks[empty[empty[:, 0] == group, 1]]
+    where = ""
+    if cells.by:
+        where = " in group " + ", ".join(
+            f"{name}={display(cells.groups[name].iloc[group])!r}" for name in cells.by
+        )
+    groups = len(np.unique(empty[:, 0]))
+    others = f" (and in {groups - 1} other group(s))" if groups > 1 else ""
+    warn(
+        f"no estimate for k = {', '.join(map(str, missing))}{where}{others}: no task has that "
+        f"many runs (the most is {int(cells.max_n()[group])}), so pass^k and pass@k are NaN",
+        RuntimeWarning,
+    )
+
+
+def curve_values(
+    cells: Cells, ks: Ints, asked: Bools | None = None
+) -> tuple[Floats, Floats, Floats, Floats]:
+    """Return pass^k, pass@k, pass@1 and the tasks counted, per group (rows) and k (columns).
+
+    pass@1 and pass^1 are the same number, computed once (``1 - mean(1 - c/n)``
+    could differ from ``mean(c/n)`` in the last bit).
+    """
+    n, c = cells.n, cells.c
+    pow_k, counted = means(cells, products(n, c, ks))
+    at_k = 1.0 - means(cells, products(n, n - c, ks))[0]
+    at_k[:, ks == 1] = pow_k[:, ks == 1]
+    at_1 = means(cells, products(n, c, np.ones(1, dtype=np.int64)))[0][:, 0]
+    warn_empty(cells, counted, ks, asked)
+    return pow_k, at_k, at_1, counted
+
+
+def by_group(cells: Cells, values: Floats, name: str) -> float | pd.Series:
+    """Return one value per group: a float without groups, else a Series indexed by group."""
+    if not cells.by:
+        return float(values[0])
+    index = (
+        pd.Index(cells.groups.iloc[:, 0], name=cells.by[0])
+        if len(cells.by) == 1
+        else pd.MultiIndex.from_frame(cells.groups)
+    )
+    return pd.Series(values, index=index, name=name)
+
+
+def cells_of(runs: object, by: By, errors: ErrorPolicy) -> Cells:
+    """Reduce any input the estimators take to its (n, c) cells, the rules applied once."""
+    return Cells.from_tally(as_tally(runs, by, errors=errors))
+
+
+def group_ks(cells: Cells, ks: Iterable[object] | None) -> list[Ints]:
+    """Return the k values of every group: `ks`, or 1 to the group's largest n."""
+    return [k_values(ks, int(largest)) for largest in cells.max_n()]
+
+
+def curve_table(
+    cells: Cells,
+    group_ks: list[Ints],
+    spec: IntervalSpec | None = None,
+    predict_to: int = 0,
+) -> pd.DataFrame:
+    """One row per (group, k); intervals and the beta-binomial prediction only with `spec`.
+
+    Each group also gets rows for the k above its own up to `predict_to`, which
+    warn of no missing estimate.
+    """
+    asked_ks = group_ks
+    group_ks = [np.union1d(ks, np.arange(ks.max() + 1, predict_to + 1)) for ks in group_ks]
+    all_ks = np.unique(np.concatenate(group_ks))
+    asked = np.stack([np.isin(all_ks, ks) for ks in asked_ks])
+    pow_k, at_k, at_1, counted = curve_values(cells, all_ks, asked)
+    n_tasks = np.add.reduceat(cells.tasks, cells.starts)
+    ends = [*cells.starts[1:], len(cells.n)]
+    parts: list[pd.DataFrame] = []
+    for group, ks in enumerate(group_ks):
+        columns = np.searchsorted(all_ks, ks)
+        missing = np.full(len(ks), np.nan)
+        pow_low, pow_high, at_low, at_high = missing, missing, missing, missing
+        band_low, band_high, betabinom = missing, missing, missing
+        methods: list[str] = [""] * len(ks)
+        if spec is not None:
+            rows = slice(cells.starts[group], ends[group])
+            n, c, tasks = cells.n[rows], cells.c[rows], cells.tasks[rows]
+            intervals = curve_intervals(n, c, tasks, ks, spec)
+            pow_low, pow_high = intervals.pass_pow_k
+            at_low, at_high = intervals.pass_at_k
+            band_low, band_high = (limit[0] ** ks for limit in intervals.pass_at_1)
+            methods = intervals.methods
+            if np.any(n > 0):
+                runs = n > 0
+                betabinom = np.asarray(fit_cells(n[runs], c[runs], tasks[runs]).pow_k(ks))
+        part = pd.DataFrame(
+            {
+                "k": ks,
+                "pass_pow_k": pow_k[group, columns],
+                "pass_pow_k_low": pow_low,
+                "pass_pow_k_high": pow_high,
+                "pass_at_k": at_k[group, columns],
+                "pass_at_k_low": at_low,
+                "pass_at_k_high": at_high,
+                "p_pow_k": at_1[group] ** ks,
+                "p_pow_k_low": band_low,
+                "p_pow_k_high": band_high,
+                "betabinom_pow_k": betabinom,
+                "n_tasks": counted[group, columns].astype(np.int64),
+                "n_tasks_excluded": n_tasks[group] - counted[group, columns].astype(np.int64),
+                "n_runs_excluded": cells.n_runs_excluded[group],
+                "interval_method": pd.array(
+                    [
+                        None if np.isnan(value) else name
+                        for value, name in zip(pow_k[group, columns], methods, strict=True)
+                    ],
+                    dtype="str",
+                ),
+            }
+        )
+        for name in reversed(cells.by):
+            part.insert(0, name, cells.groups[name].iloc[group])
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
