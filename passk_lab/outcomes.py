@@ -33,9 +33,9 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 import numpy as np
-import numpy.typing as npt
 import pandas as pd
 
+from passk_lab._data.grid import RUN_STATES, grid_frame, run_grid
 from passk_lab._data.rules import (
     By,
     ErrorPolicy,
@@ -43,11 +43,10 @@ from passk_lab._data.rules import (
     by_columns,
     passed_from_reward,
     require_runs_columns,
-    run_flags,
     run_index,
     verdicts,
 )
-from passk_lab._data.tally import Tally, as_tally, check_runs, tally_checked
+from passk_lab._data.tally import as_tally
 from passk_lab._typing import Bools, Ints
 
 __all__ = [
@@ -127,33 +126,6 @@ def tally(
 # --- wide and per-run views -----------------------------------------------------------
 
 
-RUN_STATES = ("passed", "failed", "errored", "timed out")
-"""What became of a run, as ``outcome_matrix(..., states=True)`` tells it (see its Notes)."""
-
-
-def _cells(
-    runs: pd.DataFrame, by: tuple[str, ...], threshold: float, *, states: bool = False
-) -> tuple[Tally, npt.NDArray[np.int8], Ints]:
-    """Return the tally and a dense tasks x runs grid of codes, -1 where there is no such run.
-
-    The codes are 1 for a pass and 0 for a failure, or with `states` the
-    position of the run's state in :data:`RUN_STATES`.
-    """
-    checked = check_runs(runs, by, threshold)
-    summary = tally_checked(runs, by, "fail", checked)
-    codes = checked.passed.astype(np.int8)
-    if states:
-        codes = np.where(checked.passed, 0, 1).astype(np.int8)
-        for flagged, state in zip(run_flags(runs), ("errored", "timed out"), strict=True):
-            if flagged is not None:  # a time-out wins over the error message it left
-                codes[flagged] = RUN_STATES.index(state)
-    columns = np.unique(checked.run)
-    position = np.searchsorted(columns, checked.run)
-    grid = np.full((checked.units.size, len(columns)), -1, dtype=np.int8)
-    grid[checked.units.row_codes(len(runs)), position] = codes
-    return summary, grid, columns.astype(np.int64)
-
-
 def outcome_matrix(
     runs: pd.DataFrame, by: By = None, *, threshold: float = 1.0, states: bool = False
 ) -> pd.DataFrame:
@@ -209,22 +181,7 @@ def outcome_matrix(
     a     passed  errored
     b     passed      NaN
     """
-    summary, grid, columns = _cells(as_frame(runs), by_columns(by), threshold, states=states)
-    index = (
-        pd.MultiIndex.from_frame(summary.labels)
-        if summary.by
-        else pd.Index(summary.labels["task"], name="task")
-    )
-    kind = pd.CategoricalDtype(list(RUN_STATES))
-    data = {
-        int(run): pd.Categorical.from_codes(grid[:, j], dtype=kind)
-        if states
-        else pd.arrays.BooleanArray(grid[:, j] == 1, grid[:, j] < 0)
-        for j, run in enumerate(columns)
-    }
-    matrix = pd.DataFrame(data, index=index)
-    matrix.columns.name = "run"
-    return matrix
+    return grid_frame(run_grid(as_frame(runs), by_columns(by), threshold, states=states))
 
 
 def runs_from_matrix(matrix: pd.DataFrame) -> pd.DataFrame:
@@ -369,7 +326,7 @@ def per_run(runs: pd.DataFrame, by: By = None, *, threshold: float = 1.0) -> pd.
     2    2        2         1        0.5          0
     """
     groups = by_columns(by)
-    summary, grid, columns = _cells(as_frame(runs), groups, threshold)
+    summary, grid, columns, _ = run_grid(as_frame(runs), groups, threshold)
     group_codes, group_labels = summary.groups()
     n_groups = len(group_labels)
     present = grid >= 0

@@ -65,6 +65,12 @@ class Tally:
             return replace(self, errors="exclude")
         return replace(self, n=self.n - self.n_errors, errors="exclude")
 
+    def with_errors(self) -> Tally:
+        """Return the tally under ``errors="fail"``: errored runs counted as failed runs."""
+        if self.errors == "fail" or self.n_errors is None:
+            return replace(self, errors="fail")
+        return replace(self, n=self.n + self.n_errors, errors="fail")
+
     def to_frame(self) -> pd.DataFrame:
         """Return the tally as a DataFrame: ``[*by, task, n, c]`` (``n_errors`` if recorded)."""
         frame = self.labels.reset_index(drop=True).assign(n=self.n, c=self.c)

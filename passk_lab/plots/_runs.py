@@ -8,7 +8,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import BoundaryNorm, ListedColormap
 from matplotlib.patches import Patch
 
-from passk_lab.outcomes import outcome_matrix
+from passk_lab.outcomes import RUN_STATES, outcome_matrix
 from passk_lab.plots._style import axes_of, require_table
 
 __all__ = ["outcome_heatmap", "success_histogram"]
@@ -32,6 +32,14 @@ def _state_codes(states: pd.DataFrame) -> np.ndarray:
     return codes
 
 
+def _is_states(frame: pd.DataFrame) -> bool:
+    """Whether `frame` is an outcome matrix of states, one task per row."""
+    return list(frame.index.names) == ["task"] and all(
+        isinstance(dtype, pd.CategoricalDtype) and tuple(dtype.categories) == RUN_STATES
+        for dtype in frame.dtypes
+    )
+
+
 def outcome_heatmap(
     runs: pd.DataFrame,
     *,
@@ -46,6 +54,8 @@ def outcome_heatmap(
     runs : DataFrame
         One agent's runs table (filter a grouped table to one group first);
         ``error`` and ``timed_out`` columns, when present, mark those runs.
+        Or its ``outcome_matrix(runs, states=True)``, indexed by task alone,
+        drawn as it is.
     ax : matplotlib Axes, optional
         Where to draw; the current Axes by default.
     threshold : float
@@ -77,7 +87,7 @@ def outcome_heatmap(
     """
     if not isinstance(runs, pd.DataFrame):
         raise TypeError(f"runs must be a DataFrame, got {type(runs).__name__}")
-    matrix = outcome_matrix(runs, threshold=threshold, states=True)
+    matrix = runs if _is_states(runs) else outcome_matrix(runs, threshold=threshold, states=True)
     codes = _state_codes(matrix)
     order = np.argsort(-(codes == 4).sum(axis=1), kind="stable")
     codes = codes[order]

@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
-from passk_lab._data.rules import By, ErrorPolicy
-from passk_lab._data.tally import as_tally
+from passk_lab._data.grid import grid_frame, run_grid
+from passk_lab._data.rules import By, ErrorPolicy, by_columns
+from passk_lab._data.tally import Tally, as_tally
 from passk_lab._interval_policy import IntervalMethod
 from passk_lab.estimators import error_sensitivity, reliability_curve
 from passk_lab.heterogeneity import fit_betabinom, success_counts
@@ -45,15 +47,25 @@ def _with_group(frame: pd.DataFrame, by: list[str], key: Iterable[Hashable]) -> 
     return frame
 
 
-def _counting_errors(counted: pd.DataFrame, errors: ErrorPolicy) -> pd.DataFrame:
-    """Return a tally table with its errored runs counted as failed runs.
+def _checked(runs: object, by: By, errors: ErrorPolicy) -> tuple[Tally, pd.DataFrame | None]:
+    """Check the input once: its tally under `errors`, and for a runs table every run's state.
 
-    Under ``errors="exclude"`` the tally left them out of ``n``; they count
-    back in, and ``c`` stays, since an errored run is never a pass.
+    A pandas runs table gives both from one check (:func:`run_grid`); any
+    other input gives its tally, and no states.
     """
-    if errors == "fail" or "n_errors" not in counted:
-        return counted
-    return counted.assign(n=counted["n"] + counted["n_errors"])
+    if isinstance(runs, pd.DataFrame) and "run" in runs.columns:
+        grid = run_grid(runs, by_columns(by), 1.0, states=True)
+        summary = grid.tally.without_errors() if errors == "exclude" else grid.tally
+        return summary, grid_frame(grid)
+    return as_tally(runs, by, errors=errors), None
+
+
+def _group_states(states: pd.DataFrame, rows: npt.NDArray[np.bool_], by: list[str]) -> pd.DataFrame:
+    """One group's states, indexed by task, with the run indices that group has."""
+    part = states[rows]
+    if by:
+        part = part.droplevel(tuple(by))
+    return part.loc[:, part.notna().any().to_numpy()]
 
 
 def _extent(counted: pd.DataFrame) -> dict[Hashable | None, Any]:
@@ -156,10 +168,10 @@ def write_report(
 
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    summary = as_tally(runs, by, errors=errors)  # the one check of the runs
+    summary, states = _checked(runs, by, errors)  # the one check of the runs
     groups_by = list(summary.by)
     counted = summary.to_frame()
-    recorded = _counting_errors(counted, errors)
+    recorded = summary.with_errors().to_frame()
     curve = reliability_curve(
         counted,
         by=by,
@@ -203,15 +215,13 @@ def write_report(
                 written.append(folder / f"{name}{suffix}")
         images.append((heading, (folder / f"{name}.png").read_bytes()))
 
-    drawn = runs if isinstance(runs, pd.DataFrame) and "run" in runs.columns else None
-    grouped = drawn.groupby(groups_by, sort=False) if drawn is not None and groups_by else None
     figure("decay_curve", "pass^k against k", partial(plots.decay_curve, curve))
-    for key, count in zip(keys, counts, strict=True):
+    for group, (key, count) in enumerate(zip(keys, counts, strict=True)):
         suffix = f"-{_slug(key, groups_by)}" if groups_by else ""
         where = ", ".join(f"{n}={v}" for n, v in zip(groups_by, key, strict=True))
         where = f" ({where})" if where else ""
-        if drawn is not None:
-            part = drawn if grouped is None else grouped.get_group(key)
+        if states is not None:
+            part = _group_states(states, codes == group, groups_by)
             figure(
                 f"outcome_heatmap{suffix}",
                 f"Every run{where}",
@@ -238,7 +248,7 @@ def write_report(
         ),
         "</dl>",
     ]
-    if drawn is None:
+    if states is None:
         parts.append(f"<p>{_NO_HEATMAP}</p>")
     for heading, data in images:
         encoded = base64.b64encode(data).decode("ascii")
