@@ -51,7 +51,14 @@ def test_bad_arguments_are_refused(kwargs, error, message):
 
 def test_sweep_has_one_row_per_cell_and_evaluation_and_the_true_pow_k():
     sweep = simulate_sweep([0.5, 0.9], [1, 3, 20], tasks=7, evaluations=4, rng=0)
-    assert sweep.columns.tolist() == ["p", "k", "evaluation", "pass_at_1", "pass_pow_k", "true_pow_k"]
+    assert sweep.columns.tolist() == [
+        "p",
+        "k",
+        "evaluation",
+        "pass_at_1",
+        "pass_pow_k",
+        "true_pow_k",
+    ]
     assert len(sweep) == 2 * 3 * 4
     cells = sweep.groupby(["p", "k"])["evaluation"].apply(list)
     assert cells.tolist() == [[0, 1, 2, 3]] * 6

@@ -24,7 +24,7 @@ _SWEEP_LABELS = {  # axis labels of the sweep columns
 
 
 def _current(value: str) -> str:
-    """The sweep's column `value` names: the truth's old name ``p_pow_k`` is ``true_pow_k``."""
+    """Return the sweep column `value` names: the truth's old name ``p_pow_k`` is ``true_pow_k``."""
     if value != "p_pow_k":
         return value
     warn(
