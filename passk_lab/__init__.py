@@ -13,11 +13,11 @@ Examples
 """
 
 import importlib
-import warnings
 from typing import Any
 
 from passk_lab import io
 from passk_lab._version import __version__
+from passk_lab._warnings import warn
 from passk_lab.compare import compare
 from passk_lab.coverage import interval_coverage
 from passk_lab.estimators import (
@@ -67,10 +67,9 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module(f"passk_lab.{name}")
     if name in _RENAMED:
         new = _RENAMED[name]
-        warnings.warn(
+        warn(
             f"passk_lab.{name} is now passk_lab.{new}; the old name goes in the next release",
             DeprecationWarning,
-            stacklevel=2,
         )
         return globals()[new]
     raise AttributeError(f"module 'passk_lab' has no attribute {name!r}")

@@ -16,7 +16,6 @@ Three kinds of uncertainty, each where it belongs:
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias, overload
 
@@ -31,6 +30,7 @@ from passk_lab._data.rules import ErrorPolicy
 from passk_lab._data.tally import as_tally
 from passk_lab._interval import ConfidenceInterval, normal_interval, pass_at_1_errors, z_value
 from passk_lab._typing import Floats
+from passk_lab._warnings import warn
 
 __all__ = [
     "BINOMIAL_METHODS",
@@ -289,11 +289,10 @@ def pass_at_1_se(runs: pd.DataFrame | np.ndarray, *, errors: ErrorPolicy = "fail
 def __getattr__(name: str) -> Any:
     """Serve the names of earlier releases, with a warning that names the new one."""
     if name == "PassAt1Error":
-        warnings.warn(
+        warn(
             "PassAt1Error is now PassAt1SE (it is a result, not an exception); "
             "the old name goes in the next release",
             DeprecationWarning,
-            stacklevel=2,
         )
         return PassAt1SE
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
