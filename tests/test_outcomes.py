@@ -233,6 +233,26 @@ def test_outcome_matrix_keeps_missing_runs_missing():
     assert pk.tally(matrix)[["n", "c"]].to_numpy().tolist() == [[2, 1], [1, 1]]
 
 
+def test_outcome_matrix_states_follow_the_error_rule_of_the_tally():
+    runs = pd.DataFrame(
+        {
+            "task": ["a", "a", "a", "a", "b"],
+            "run": [0, 1, 2, 3, 0],
+            "passed": [True, False, False, False, True],
+            "error": [None, "KeyError: 'x'", "ConnectionError", "TimeoutError", None],
+            "error_kind": pd.Categorical([None, "agent", "infrastructure", "timeout", None]),
+            "timed_out": [False, False, False, True, False],
+        }
+    )
+    states = pk.outcome_matrix(runs, states=True)
+    assert states.loc["a"].tolist() == ["passed", "failed", "errored", "timed out"]
+    assert states.loc["b"].iloc[0] == "passed" and states.loc["b"].iloc[1:].isna().all()
+    assert list(states[0].cat.categories) == list(pk.outcomes.RUN_STATES)
+    # the runs the states call errored and timed out are the ones errors="exclude" leaves out
+    kept = pk.tally(runs, errors="exclude").set_index("task")["n"]
+    assert kept.to_dict() == {"a": 2, "b": 1}
+
+
 def test_a_plain_bool_array_is_an_outcome_matrix():
     matrix = np.array([[True, True, False], [False, False, False]])
     assert pk.tally(matrix).to_numpy().tolist() == [[0, 3, 2], [1, 3, 0]]

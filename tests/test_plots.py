@@ -124,6 +124,33 @@ def test_outcome_heatmap_sorts_tasks_and_marks_errors_timeouts_and_missing_runs(
     assert ax.get_xlabel() == "run"
 
 
+def test_outcome_heatmap_paints_an_agents_own_error_as_the_failure_the_tally_counts():
+    runs = pd.DataFrame(
+        {
+            "task": [0, 0, 0],
+            "run": [0, 1, 2],
+            "passed": [False, False, True],
+            "error": ["KeyError: 'x'", "RateLimitError: 429", None],
+            "error_kind": pd.Categorical(["agent", "infrastructure", None]),
+        }
+    )
+    ax = plots.outcome_heatmap(runs)
+    (image,) = [item for item in ax.get_children() if isinstance(item, AxesImage)]
+    assert image.get_array().tolist() == [[1, 2, 4]]  # failed, errored, passed
+    excluded = pk.tally(runs, errors="exclude")
+    assert excluded[["n", "c"]].values.tolist() == [[2, 1]]  # only the rate limit is left out
+
+
+def test_outcome_heatmap_draws_a_states_matrix_as_it_is():
+    runs = pk.simulate_coin(tasks=6, k=4, seed=3)
+    from_runs = plots.outcome_heatmap(runs, ax=plt.figure().gca())
+    matrix = pk.outcome_matrix(runs, states=True)
+    from_matrix = plots.outcome_heatmap(matrix, ax=plt.figure().gca())
+    (first,) = [item for item in from_runs.get_children() if isinstance(item, AxesImage)]
+    (second,) = [item for item in from_matrix.get_children() if isinstance(item, AxesImage)]
+    assert first.get_array().tolist() == second.get_array().tolist()
+
+
 def test_outcome_heatmap_shows_a_passed_run_that_errored_as_an_error_as_the_tally_counts_it():
     runs = pd.DataFrame(
         {"task": [0, 0], "run": [0, 1], "passed": [True, True], "error": ["", None]}
