@@ -138,7 +138,7 @@ def test_outcome_heatmap_paints_an_agents_own_error_as_the_failure_the_tally_cou
     (image,) = [item for item in ax.get_children() if isinstance(item, AxesImage)]
     assert image.get_array().tolist() == [[1, 2, 4]]  # failed, errored, passed
     excluded = pk.tally(runs, errors="exclude")
-    assert excluded[["n", "c"]].values.tolist() == [[2, 1]]  # only the rate limit is left out
+    assert excluded[["n", "c"]].to_numpy().tolist() == [[2, 1]]  # only the rate limit is left out
 
 
 def test_outcome_heatmap_draws_a_states_matrix_as_it_is():
