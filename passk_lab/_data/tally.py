@@ -71,6 +71,10 @@ class Tally:
             return replace(self, errors="fail")
         return replace(self, n=self.n + self.n_errors, errors="fail")
 
+    def under(self, errors: ErrorPolicy) -> Tally:
+        """Return the tally under the error policy `errors`."""
+        return self.without_errors() if errors == "exclude" else self.with_errors()
+
     def to_frame(self) -> pd.DataFrame:
         """Return the tally as a DataFrame: ``[*by, task, n, c]`` (``n_errors`` if recorded)."""
         frame = self.labels.reset_index(drop=True).assign(n=self.n, c=self.c)
@@ -128,7 +132,7 @@ def tally_checked(
         by=by,
         errors="fail",
     )
-    return summary.without_errors() if errors == "exclude" else summary
+    return summary.under(errors)
 
 
 def _tally_frame(frame: pd.DataFrame, by: tuple[str, ...], errors: ErrorPolicy) -> Tally:
@@ -240,4 +244,4 @@ def _tally_dask(data: Any, by: tuple[str, ...], errors: ErrorPolicy, threshold: 
         by=by,
         errors="fail",
     )
-    return summary.without_errors() if errors == "exclude" else summary
+    return summary.under(errors)

@@ -55,8 +55,7 @@ def _checked(runs: object, by: By, errors: ErrorPolicy) -> tuple[Tally, pd.DataF
     """
     if isinstance(runs, pd.DataFrame) and "run" in runs.columns:
         grid = run_grid(runs, by_columns(by), 1.0, states=True)
-        summary = grid.tally.without_errors() if errors == "exclude" else grid.tally
-        return summary, grid_frame(grid)
+        return grid.tally.under(errors), grid_frame(grid)
     return as_tally(runs, by, errors=errors), None
 
 
