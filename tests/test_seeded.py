@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from passk_lab import mulberry32, seeded
+from passk_lab.seeded import _BLOCK
 
 
 def _imul(a: int, b: int) -> int:
@@ -57,6 +58,20 @@ def test_vectorised_stream_equals_the_scalar_one_on_a_million_draws(seed):
     scalar = np.array([draw() for _ in range(1_000_000)])
     vector = mulberry32(seed, 1_000_000)
     assert vector.dtype == np.float64
+    np.testing.assert_array_equal(vector, scalar)
+
+
+@pytest.mark.parametrize(
+    "size", [0, 1, _BLOCK - 1, _BLOCK, _BLOCK + 1, 2 * _BLOCK, 3 * _BLOCK + 17]
+)
+@pytest.mark.parametrize("seed", [42, 2**32 - 1])
+def test_blocked_stream_equals_the_scalar_one_across_block_boundaries(seed, size):
+    # the scalar port, called `size` times, against every way a size can meet the blocks:
+    # one short block, one full one, one draw past it, several with a short last one
+    draw = seeded(seed)
+    scalar = np.array([draw() for _ in range(size)], dtype=np.float64)
+    vector = mulberry32(seed, size)
+    assert vector.shape == (size,)
     np.testing.assert_array_equal(vector, scalar)
 
 
