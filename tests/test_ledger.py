@@ -16,6 +16,7 @@ import pytest
 
 import passk_lab as pk
 from passk_lab import Task, evaluate
+from passk_lab.harness._ledger import RunRecord, run_line, utc_iso
 
 # A table of outcomes: run j of task i passes when OUTCOMES[i, j]. Tasks read it through a
 # per-task call counter, so a run's outcome depends on its (task, run) and nothing else.
@@ -368,3 +369,78 @@ def test_ctrl_c_on_a_real_process_keeps_its_runs_and_prints_how_to_resume(child)
     assert recorded < N_TASKS * K, "Ctrl-C did not stop the evaluation"
     assert f"{recorded} of {N_TASKS * K} runs are recorded in the ledger" in err
     assert "resume=True" in err
+
+
+# --- the lines, written field by field -----------------------------------------------------
+
+TEXTS = [
+    "",
+    "plain",
+    'a "quoted" \\ back\\slash',
+    "line\nbreak\ttab\r\x00\x1f",
+    "é ü 中文",
+    "😀 \u2028\u2029",
+    "\ud800",
+]
+
+
+def records_of_every_kind(rng: np.random.Generator, count: int) -> list[RunRecord]:
+    """Records of every kind of field value a run can have, drawn at random."""
+    ids: list[int | str] = [0, -3, 2**70, *TEXTS]
+    texts: list[str | None] = [None, *TEXTS]
+    records = []
+    for _ in range(count):
+        records.append(
+            RunRecord(
+                task=ids[rng.integers(len(ids))],
+                run=int(rng.integers(0, 1000)),
+                passed=bool(rng.integers(2)),
+                error_type=texts[rng.integers(len(texts))],
+                error_message=texts[rng.integers(len(texts))],
+                error_kind=[None, *pk.ERROR_KINDS][rng.integers(4)],
+                timed_out=bool(rng.integers(2)),
+                attempts=int(rng.integers(1, 5)),
+                # from 1900 to 2100
+                started_at_us=int(rng.integers(-2_208_988_800, 4_102_444_800) * 10**6)
+                + int(rng.integers(0, 10**6)),
+                duration_s=float(rng.choice([0.0, 1e-7, 0.1 + 0.2, 12_345.678, rng.random()])),
+            )
+        )
+    return records
+
+
+def utc_iso_from_datetime(microseconds: int) -> str:
+    moment = dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(microseconds=microseconds)
+    return moment.isoformat(timespec="microseconds")
+
+
+def test_a_run_line_is_the_compact_json_of_the_runs_fields():
+    for record in records_of_every_kind(np.random.default_rng(5), 2_000):
+        content = record._asdict()
+        content["started_at"] = utc_iso_from_datetime(content.pop("started_at_us"))
+        expected = json.dumps(content, separators=(",", ":")) + "\n"
+        assert run_line(record) == expected, record
+        assert json.loads(run_line(record)) == json.loads(expected)
+
+
+@pytest.mark.parametrize("second", [-1, 0, 1, 1_700_000_000, 253_402_300_798])  # 9999-12-31
+def test_times_around_a_second_read_as_datetime_writes_them(second):
+    around = [second * 10**6 + offset for offset in (-1, 0, 1, 999_999, 10**6, -1, 0)]
+    assert [utc_iso(us) for us in around] == [utc_iso_from_datetime(us) for us in around]
+
+
+def test_each_run_is_on_disk_before_the_next_verdict_when_runs_overlap(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    seen = []
+
+    def run() -> bool:
+        time.sleep(0.001)
+        return True
+
+    def passes(result: bool) -> bool:  # the verdict: on the loop, just before the record
+        seen.append(len(path.read_text().splitlines()))
+        return result
+
+    evaluate([Task(run=run, passes=passes) for _ in range(6)], k=3, concurrency=4, ledger=path)
+    assert seen == list(range(1, 19))  # the header, then every run judged before this one
+    assert len(lines(path)) == 1 + 18
