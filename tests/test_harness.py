@@ -5,8 +5,11 @@ import dataclasses
 import inspect
 import itertools
 import signal
+import subprocess
+import sys
 import threading
 import time
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -628,3 +631,130 @@ def test_ctrl_c_in_a_notebook_stops_the_evaluation_running_in_its_worker_thread(
     time.sleep(0.1)
     assert len(pk.read_ledger(path).runs) == recorded < 100, "the evaluation ran on"
     assert len(started) <= recorded + 1
+
+
+# --- the threads that plain runs go to -----------------------------------------------------
+
+
+def test_plain_runs_reuse_a_few_daemon_threads_which_end_with_the_evaluation():
+    threads: list[threading.Thread] = []  # the objects, so that no identity is reused
+
+    def run() -> bool:
+        threads.append(threading.current_thread())
+        time.sleep(0.001)
+        return True
+
+    result = evaluate([Task(run=run) for _ in range(10)], k=4, concurrency=3)
+    assert result.pass_pow_k == 1.0
+    used = set(threads)
+    assert len(threads) == 40
+    assert 1 <= len(used) <= 3, "a thread was started per run, not reused"
+    assert threading.current_thread() not in used
+    assert all(thread.daemon and thread.name == "passk_lab-run" for thread in used)
+    for thread in used:
+        thread.join(timeout=60)  # a bound for a broken pool, not a timing
+    assert not any(thread.is_alive() for thread in used)
+
+
+def test_a_plain_run_over_its_time_keeps_only_its_own_thread():
+    release = threading.Event()
+    threads: dict[str, set[threading.Thread]] = {"hangs": set(), "quick": set()}
+
+    def hangs() -> bool:
+        threads["hangs"].add(threading.current_thread())
+        return release.wait(60)
+
+    def quick() -> bool:
+        threads["quick"].add(threading.current_thread())
+        return True
+
+    tasks = [Task(run=hangs, id="hangs"), Task(run=quick, id="quick")]
+    result = evaluate(tasks, k=3, run_timeout_ms=100)
+    release.set()
+    assert result.runs["timed_out"].tolist() == [True] * 3 + [False] * 3
+    assert len(threads["hangs"]) == 3, "a run was given a thread still held by a hung run"
+    assert not threads["hangs"] & threads["quick"]
+    assert len(threads["quick"]) == 1
+
+
+HUNG_CHILD = """
+import threading
+import passk_lab as pk
+
+def hangs():
+    threading.Event().wait()  # forever
+
+tasks = [pk.Task(run=hangs, id="hangs"), pk.Task(run=lambda: True, id="quick")]
+result = pk.evaluate(tasks, k=2, run_timeout_ms=100, concurrency={concurrency})
+print(result.runs["timed_out"].tolist())
+"""
+
+
+@pytest.mark.parametrize("concurrency", [1, 4])
+def test_a_hung_plain_run_does_not_keep_the_interpreter_from_exiting(concurrency):
+    completed = subprocess.run(
+        [sys.executable, "-c", HUNG_CHILD.format(concurrency=concurrency)],
+        capture_output=True,
+        text=True,
+        timeout=120,  # a bound for a hung interpreter, not a timing
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip() == "[True, True, False, False]"
+
+
+class InfrastructureDown(Exception):
+    pass
+
+
+def kinds_of_task(i: int, rng: np.random.Generator, lock: threading.Lock) -> Task[Any]:
+    """Task `i`: one of six behaviours, the same on every run, finishing after a random pause."""
+
+    def pause() -> None:
+        with lock:
+            seconds = rng.random() / 500
+        time.sleep(seconds)
+
+    async def four() -> int:
+        return 4
+
+    def run() -> Any:
+        pause()
+        if i % 6 == 2:
+            raise ValueError(f"task {i} answered badly")
+        if i % 6 == 3:
+            raise InfrastructureDown(f"task {i}: 503")
+        if i % 6 == 4:
+            return four()  # a plain function that returns an awaitable
+        if i % 6 == 5:
+            return {"answer": 4}
+        return i % 6 == 0
+
+    def passes(result: Any) -> bool:
+        return result == 4 or result == {"answer": 4} or result is True
+
+    return Task(run=run, passes=passes, id=f"t{i}")
+
+
+def test_concurrent_plain_runs_give_the_runs_table_of_a_sequential_evaluation(tmp_path):
+    rng, lock = np.random.default_rng(11), threading.Lock()
+    tasks = [kinds_of_task(i, rng, lock) for i in range(24)]
+    options = {"infrastructure": InfrastructureDown, "retries": 2, "backoff_s": 0.0}
+    timing = ["started_at", "duration_s"]
+    sequential = evaluate(tasks, k=3, ledger=tmp_path / "one.jsonl", **options)
+    concurrent = evaluate(tasks, k=3, concurrency=8, ledger=tmp_path / "eight.jsonl", **options)
+    finished = concurrent.runs["started_at"] + pd.to_timedelta(concurrent.runs["duration_s"], "s")
+    assert finished.sort_values().index.tolist() != list(range(72)), "runs finished in order"
+    expected = sequential.runs.drop(columns=timing)
+    pd.testing.assert_frame_equal(concurrent.runs.drop(columns=timing), expected)
+    assert (concurrent.pass_at_1, concurrent.pass_pow_k) == (
+        sequential.pass_at_1,
+        sequential.pass_pow_k,
+    )
+    for name in ("one", "eight"):
+        recorded = pk.read_ledger(tmp_path / f"{name}.jsonl").runs
+        pd.testing.assert_frame_equal(recorded.drop(columns=timing), expected)
+    # every behaviour is in the table: 4 tasks of each, 3 runs each
+    counts = expected.groupby("error_kind", observed=False).size().to_dict()
+    assert counts == {"agent": 12, "timeout": 0, "infrastructure": 12}
+    assert expected.loc[expected["error_kind"] == "infrastructure", "attempts"].eq(3).all()
+    assert expected["passed"].sum() == 3 * 12  # tasks 0, 4 and 5 of every six

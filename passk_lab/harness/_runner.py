@@ -34,9 +34,10 @@ import functools
 import inspect
 import math
 import os
+import queue
 import threading
 import time
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any
 
 from passk_lab._version import __version__
@@ -54,6 +55,11 @@ from passk_lab.harness._task import EvalResult, Guard, Task
 __all__ = ["evaluate", "evaluate_async"]
 
 
+# Most results are of a type that is never awaitable: for them, one set lookup replaces
+# inspect.isawaitable.
+_NEVER_AWAITABLE = frozenset({bool, int, float, str, bytes, dict, list, tuple, type(None)})
+
+
 def _is_async(fn: Callable[..., Any]) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
         getattr(fn, "__call__", None)  # noqa: B004 - an object with an async __call__
@@ -66,101 +72,177 @@ async def _resolve(value: Any) -> Any:
     return value
 
 
-def _in_daemon_thread(fn: Callable[[], Any]) -> asyncio.Future[Any]:
-    """Start ``fn()`` in a daemon thread and return a future of its outcome.
+def _settle(future: asyncio.Future[Any], value: Any, error: BaseException | None) -> None:
+    if future.done():  # the time limit already gave up on this run
+        return
+    if error is None:
+        future.set_result(value)
+    else:
+        future.set_exception(error)
 
-    A daemon thread, not an executor: a run that hangs must not keep the
-    evaluation (or the interpreter) waiting after its time is up.
+
+_Job = tuple[Callable[[], Any], asyncio.Future[Any]]  # a run to make, and its outcome
+
+
+class _Threads:
+    """Daemon threads that run plain functions for one evaluation, reused from run to run.
+
+    Daemon threads, not an executor's, which the interpreter waits for at exit:
+    a run that hangs must not keep the evaluation (or the interpreter) waiting
+    after its time is up. A thread starts only when none is idle, so an
+    evaluation has as many threads as runs overlap, plus one per abandoned run
+    still going; :meth:`close` lets each end once its run is over.
     """
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
 
-    def settle(value: Any, error: BaseException | None) -> None:
-        if future.done():  # the time limit already gave up on this run
-            return
-        if error is None:
-            future.set_result(value)
-        else:
-            future.set_exception(error)
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0
+        self._started = 0
+        self._outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
 
-    def target() -> None:
+    def run(self, fn: Callable[[], Any]) -> asyncio.Future[Any]:
+        """Start ``fn()`` in an idle thread, or a new one, and return a future of its outcome."""
+        future = self._loop.create_future()
+        with self._lock:
+            claimed = self._idle > 0
+            self._idle -= claimed
+            self._started += not claimed
+        if not claimed:
+            try:
+                threading.Thread(target=self._serve, name="passk_lab-run", daemon=True).start()
+            except BaseException:  # no thread to run it: the run fails with this error
+                with self._lock:
+                    self._started -= 1
+                raise
+        self._jobs.put((fn, future))
+        return future
+
+    def close(self) -> None:
+        """Let every thread end: at once if idle, after its run if busy."""
+        with self._lock:
+            started = self._started
+        for _ in range(started):
+            self._jobs.put(None)
+
+    def _serve(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            self._do(*job)
+
+    def _do(self, fn: Callable[[], Any], future: asyncio.Future[Any]) -> None:
         value, error = None, None
         try:
             value = fn()
         except BaseException as exc:  # handed to the waiting coroutine
             error = exc
-        # A closed loop means the evaluation has ended without this run.
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(settle, value, error)
+        with self._lock:  # idle before the loop hears, so the next run finds this thread
+            self._idle += 1
+            self._outcomes.append((future, value, error))
+            first = len(self._outcomes) == 1
+        if first:  # the loop settles every outcome that arrives before it runs
+            with contextlib.suppress(RuntimeError):
+                self._loop.call_soon_threadsafe(self._settle_all)
 
-    threading.Thread(target=target, name="passk_lab-run", daemon=True).start()
-    return future
-
-
-async def _default_guard(fn: Callable[[], Any], ms: int) -> Any:
-    """Run ``fn`` within ``ms`` milliseconds or raise ``TimeoutError`` (the default guard).
-
-    An async run is cancelled when its time is up. A plain function runs in a
-    daemon thread, which Python cannot stop: the run is recorded as timed out
-    and the evaluation moves on while the thread finishes (or not) on its own.
-    """
-    started = time.perf_counter()
-    seconds = ms / 1000
-    if _is_async(fn):
-        return await asyncio.wait_for(_resolve(fn()), seconds)
-    value = await asyncio.wait_for(_in_daemon_thread(fn), seconds)
-    remaining = max(0.0, seconds - (time.perf_counter() - started))
-    return await asyncio.wait_for(_resolve(value), remaining)
+    def _settle_all(self) -> None:
+        with self._lock:
+            outcomes, self._outcomes = self._outcomes, []
+        for future, value, error in outcomes:
+            _settle(future, value, error)
 
 
-async def _outcome(task: Task[Any], ms: int | None, plan: Plan) -> Any:
-    """One attempt at a run: its result, under the time limit, in a thread if runs overlap."""
-    guard = plan.guard or _default_guard
-    call = task.run if ms is None else functools.partial(guard, task.run, ms)
-    if plan.settings.concurrency > 1 and not _is_async(call):
-        return await _resolve(await _in_daemon_thread(call))
-    return await _resolve(call())
+class _Runner:
+    """How one evaluation runs a task once: time limit, retries, a thread if runs overlap."""
 
+    def __init__(self, plan: Plan, threads: _Threads) -> None:
+        self.plan = plan
+        self.threads = threads
+        overlap = plan.settings.concurrency > 1
+        timed = plan.per_run_ms is not None
+        # Whether each task's run, and the call an attempt makes, are coroutine functions.
+        self.is_async = (
+            tuple(_is_async(task.run) for task in plan.tasks) if overlap or timed else ()
+        )
+        if not overlap:
+            self.in_thread = (False,) * len(plan.tasks)
+        elif not timed:
+            self.in_thread = tuple(not is_async for is_async in self.is_async)
+        else:  # the call is the guard's; the default one is a coroutine function
+            plain_guard = plan.guard is not None and not _is_async(plan.guard)
+            self.in_thread = (plain_guard,) * len(plan.tasks)
 
-async def _run_once(task: Task[Any], task_id: Hashable, run: int, plan: Plan) -> RunRecord:
-    started_us = time.time_ns() // 1000
-    started = time.perf_counter()
-    settings = plan.settings
-    ms = plan.per_run_ms
-    limit_s = math.inf if ms is None else ms / 1000
-    attempts = 1
-    while True:
-        try:
-            passed, error = bool(task.passes(await _outcome(task, ms, plan))), None
-        except Exception as exc:  # a failed run, never a failed evaluation
-            passed, error = False, exc
-            if isinstance(exc, settings.infrastructure) and attempts <= settings.retries:
-                delay = settings.backoff_s * 2 ** (attempts - 1)
-                left_s = limit_s - (time.perf_counter() - started)
-                if delay < left_s:  # retries share the run's time limit
-                    await asyncio.sleep(delay)
-                    attempts += 1
-                    ms = None if ms is None else max(1, math.floor((left_s - delay) * 1000))
-                    continue
-        break
-    timed_out = isinstance(error, TimeoutError)
-    kind = None
-    if isinstance(error, settings.infrastructure):
-        kind = "infrastructure"
-    elif error is not None:
-        kind = "timeout" if timed_out else "agent"
-    return RunRecord(
-        task=task_id,
-        run=run,
-        passed=passed,
-        error_type=None if error is None else type(error).__name__,
-        error_message=None if error is None else str(error) or None,
-        error_kind=kind,
-        timed_out=timed_out,
-        attempts=attempts,
-        started_at_us=started_us,
-        duration_s=time.perf_counter() - started,
-    )
+    async def run_once(self, i: int, run: int) -> RunRecord:
+        """Run task `i` for the `run`-th time and return its record."""
+        started_us = time.time_ns() // 1000
+        started = time.perf_counter()
+        plan = self.plan
+        passes, ms, attempts = plan.tasks[i].passes, plan.per_run_ms, 1
+        while True:
+            try:
+                call = self._call(i, ms)
+                value = await self.threads.run(call) if self.in_thread[i] else call()
+                if type(value) not in _NEVER_AWAITABLE:
+                    value = await _resolve(value)
+                passed = bool(passes(value))
+            except Exception as exc:  # a failed run, never a failed evaluation
+                error, settings = exc, plan.settings
+                if isinstance(exc, settings.infrastructure) and attempts <= settings.retries:
+                    delay = settings.backoff_s * 2 ** (attempts - 1)
+                    limit_s = math.inf if plan.per_run_ms is None else plan.per_run_ms / 1000
+                    left_s = limit_s - (time.perf_counter() - started)
+                    if delay < left_s:  # retries share the run's time limit
+                        await asyncio.sleep(delay)
+                        attempts += 1
+                        ms = None if ms is None else max(1, math.floor((left_s - delay) * 1000))
+                        continue
+                break
+            else:  # the fields in order: the path of every run that raises nothing
+                task_id, duration_s = plan.ids[i], time.perf_counter() - started
+                return RunRecord(
+                    task_id, run, passed, None, None, None, False, attempts, started_us, duration_s
+                )
+        timed_out = isinstance(error, TimeoutError)
+        if isinstance(error, plan.settings.infrastructure):
+            kind = "infrastructure"
+        else:
+            kind = "timeout" if timed_out else "agent"
+        return RunRecord(
+            task=plan.ids[i],
+            run=run,
+            passed=False,
+            error_type=type(error).__name__,
+            error_message=str(error) or None,
+            error_kind=kind,
+            timed_out=timed_out,
+            attempts=attempts,
+            started_at_us=started_us,
+            duration_s=time.perf_counter() - started,
+        )
+
+    def _call(self, i: int, ms: int | None) -> Callable[[], Any]:
+        """Return what an attempt at a run of task `i` calls: its run, within `ms` ms if given."""
+        run, guard = self.plan.tasks[i].run, self.plan.guard
+        if ms is None:
+            return run
+        if guard is None:
+            return functools.partial(self._within, run, ms, self.is_async[i])
+        return functools.partial(guard, run, ms)
+
+    async def _within(self, fn: Callable[[], Any], ms: int, is_async: bool) -> Any:
+        """Run ``fn`` within ``ms`` milliseconds or raise ``TimeoutError`` (the default guard).
+
+        An async run is cancelled when its time is up. A plain function runs in
+        a daemon thread, which Python cannot stop: the run is recorded as timed
+        out and the evaluation moves on while the thread finishes (or not) on
+        its own.
+        """
+        started = time.perf_counter()
+        seconds = ms / 1000
+        if is_async:
+            return await asyncio.wait_for(_resolve(fn()), seconds)
+        value = await asyncio.wait_for(self.threads.run(fn), seconds)
+        remaining = max(0.0, seconds - (time.perf_counter() - started))
+        return await asyncio.wait_for(_resolve(value), remaining)
 
 
 class _Session:
@@ -237,26 +319,31 @@ async def _execute(session: _Session) -> EvalResult:
     todo = iter(
         [(i, run) for i in range(len(plan.tasks)) for run in range(plan.k) if (i, run) not in done]
     )
+    threads = _Threads(asyncio.get_running_loop())
+    runner = _Runner(plan, threads)
 
     async def worker() -> None:
         current = asyncio.current_task()
         for i, run in todo:  # one shared iterator: each run goes to one worker
-            record = await _run_once(plan.tasks[i], plan.ids[i], run, plan)
+            record = await runner.run_once(i, run)
             done[i, run] = record
             session.record(record)
             if current is not None and current.cancelling():  # Ctrl-C during a plain run
                 raise asyncio.CancelledError
 
-    if plan.settings.concurrency == 1:
-        await worker()
-    else:
-        workers = [asyncio.ensure_future(worker()) for _ in range(plan.settings.concurrency)]
-        try:
-            await asyncio.gather(*workers)
-        finally:
-            for running in workers:
-                running.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
+    try:
+        if plan.settings.concurrency == 1:
+            await worker()
+        else:
+            workers = [asyncio.ensure_future(worker()) for _ in range(plan.settings.concurrency)]
+            try:
+                await asyncio.gather(*workers)
+            finally:
+                for running in workers:
+                    running.cancel()
+                await asyncio.gather(*workers, return_exceptions=True)
+    finally:
+        threads.close()
     records = [done[i, run] for i in range(len(plan.tasks)) for run in range(plan.k)]
     single = 0.0
     all_k = 0
@@ -361,8 +448,10 @@ def evaluate(
         raise when ``ms`` milliseconds pass. Needs a time limit.
     concurrency : int, default 1
         How many runs may be in flight at once. Above 1, async runs overlap on
-        the event loop and plain functions each run in their own daemon thread.
-        The rows are in task then run order whatever order runs finish in.
+        the event loop and plain functions run in daemon threads, which the
+        evaluation reuses from run to run and which never keep the interpreter
+        from exiting. The rows are in task then run order whatever order runs
+        finish in.
     ledger : str or path-like, optional
         A JSON Lines file to record the evaluation in: a header (model, date,
         seed, version, tasks, k, metadata), then one line per run, appended and
