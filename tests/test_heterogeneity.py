@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import special, stats
+from scipy import optimize, special, stats
 
 import passk_lab as pk
 
@@ -41,6 +41,47 @@ def test_fit_is_the_maximum_of_scipy_betabinom_likelihood(tau_bench_runs):
     grid = np.exp(np.linspace(-3, 3, 25))
     values = [scipy_log_likelihood(counts, a, b) for a in grid for b in grid]
     assert fit.log_likelihood >= max(values)
+
+
+def independent_maximum(counts):
+    """The best of Nelder-Mead on scipy's betabinom likelihood and the binomial at rho = 0."""
+    c, n = counts["c"].to_numpy(), counts["n"].to_numpy()
+
+    def negative(theta):
+        mean, icc = theta
+        scale = (1 - icc) / icc
+        return -stats.betabinom.logpmf(c, n, mean * scale, (1 - mean) * scale).sum()
+
+    bounds = [(1e-9, 1 - 1e-9), (1e-5, 1 - 1e-9)]
+    options = {"xatol": 1e-12, "fatol": 1e-13, "maxiter": 5000}
+    searches = [
+        optimize.minimize(negative, start, method="Nelder-Mead", bounds=bounds, options=options)
+        for start in [(0.3, 0.05), (0.7, 0.05), (0.3, 0.5), (0.7, 0.5)]
+    ]
+    binomial = stats.binom.logpmf(c, n, c.sum() / n.sum()).sum()
+    return max(-min(search.fun for search in searches), binomial)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_fit_reaches_an_independent_maximum_in_every_regime(seed):
+    # heterogeneous and homogeneous tasks (the maximum then sits at icc = 0), equal and
+    # unequal runs, few and many tasks
+    rng = np.random.default_rng(seed)
+    tasks, runs = [8, 40, 150][seed % 3], [2, 5, 16][seed // 3 % 3]
+    if seed % 2:
+        chances = rng.beta(*rng.uniform(0.1, 4, 2), size=tasks)
+    else:
+        chances = np.full(tasks, rng.uniform(0.05, 0.95))
+    n = rng.integers(1, runs + 1, tasks) if seed % 4 > 1 else np.full(tasks, runs)
+    c = rng.binomial(n, chances)
+    if c.sum() in (0, n.sum()):
+        c[0] = 1 - c[0] // max(n[0], 1)
+    counts = pd.DataFrame({"task": range(tasks), "n": n, "c": c})
+    fit = pk.fit_betabinom(counts)
+    assert fit.log_likelihood >= independent_maximum(counts) - 1e-8
+    expected = stats.binom.logpmf(c, n, fit.mean).sum() if fit.icc == 0 else None
+    if expected is not None:
+        assert fit.log_likelihood == pytest.approx(expected, abs=1e-9)
 
 
 def test_binomial_likelihood_and_lr_test_use_the_pooled_rate(tau_bench_runs):
