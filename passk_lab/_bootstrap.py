@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Literal, TypeAlias
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from passk_lab._checks import confidence
 from passk_lab._interval import ConfidenceInterval
@@ -232,6 +232,8 @@ def two_level_bootstrap(
     ConfidenceInterval
         Arrays with one limit per column.
     """
+    from scipy import stats  # 0.5 s to import: not on the path of the default intervals
+
     level = confidence(confidence_level)
     chances = []
     for cell in range(len(n)):

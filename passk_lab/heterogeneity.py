@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from passk_lab._betabinom import BetaBinomialFit, fit_cells
 from passk_lab._data.cells import Cells
@@ -76,6 +75,8 @@ def fit_betabinom(
 
 def _pmf(fit: BetaBinomialFit, successes: Ints, binomial: bool) -> Floats:
     """Return the expected tasks with each number of successes: the sum of P(c | n) over tasks."""
+    from scipy import stats  # 0.5 s to import: not on the path of a curve
+
     n, _, tasks = fit.cells
     c = successes[:, None]
     if binomial or fit.icc == 0 or fit.mean in (0.0, 1.0):
