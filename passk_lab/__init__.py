@@ -13,72 +13,141 @@ Examples
 """
 
 import importlib
-from typing import Any
+import sys
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-from passk_lab import io
 from passk_lab._version import __version__
-from passk_lab._warnings import warn
-from passk_lab.compare import compare
-from passk_lab.coverage import interval_coverage
-from passk_lab.estimators import (
-    analytic_pow_k,
-    error_sensitivity,
-    pass_at_1,
-    pass_at_k,
-    pass_pow_k,
-    plugin_pow_k,
-    reliability_curve,
-)
-from passk_lab.harness import (
-    ERROR_KINDS,
-    EvalResult,
-    Guard,
-    Ledger,
-    Task,
-    evaluate,
-    evaluate_async,
-    read_ledger,
-)
-from passk_lab.heterogeneity import BetaBinomialFit, fit_betabinom, success_counts
-from passk_lab.intervals import ConfidenceInterval, PassAt1SE, binomial_ci, pass_at_1_se
-from passk_lab.outcomes import (
-    compact_runs,
-    outcome_matrix,
-    passed_from_reward,
-    per_run,
-    runs_from_matrix,
-    tally,
-    task_consistency,
-)
-from passk_lab.planning import plan_evaluation, required_p, zero_failure_runs
-from passk_lab.seeded import mulberry32, seeded
-from passk_lab.simulate import coin_tasks, simulate_coin, simulate_sweep
 
-_LAZY = ("plots", "report")
-"""Modules imported on first use, not with the package: they bring matplotlib."""
+if TYPE_CHECKING:  # what the names below are, for type checkers; imported on first use
+    from passk_lab import io, plots, report
+    from passk_lab.compare import compare
+    from passk_lab.coverage import interval_coverage
+    from passk_lab.estimators import (
+        analytic_pow_k,
+        error_sensitivity,
+        pass_at_1,
+        pass_at_k,
+        pass_pow_k,
+        plugin_pow_k,
+        reliability_curve,
+    )
+    from passk_lab.harness import (
+        ERROR_KINDS,
+        EvalResult,
+        Guard,
+        Ledger,
+        Task,
+        evaluate,
+        evaluate_async,
+        read_ledger,
+    )
+    from passk_lab.heterogeneity import BetaBinomialFit, fit_betabinom, success_counts
+    from passk_lab.intervals import ConfidenceInterval, PassAt1SE, binomial_ci, pass_at_1_se
+    from passk_lab.outcomes import (
+        compact_runs,
+        outcome_matrix,
+        passed_from_reward,
+        per_run,
+        runs_from_matrix,
+        tally,
+        task_consistency,
+    )
+    from passk_lab.planning import plan_evaluation, required_p, zero_failure_runs
+    from passk_lab.seeded import mulberry32, seeded
+    from passk_lab.simulate import coin_tasks, simulate_coin, simulate_sweep
+
+_MODULES = ("io", "plots", "report")
+"""Subpackages served as they are."""
+
+_HOMES = {
+    name: f"passk_lab.{module}"
+    for module, names in {
+        "compare": ["compare"],
+        "coverage": ["interval_coverage"],
+        "estimators": [
+            "analytic_pow_k",
+            "error_sensitivity",
+            "pass_at_1",
+            "pass_at_k",
+            "pass_pow_k",
+            "plugin_pow_k",
+            "reliability_curve",
+        ],
+        "harness": [
+            "ERROR_KINDS",
+            "EvalResult",
+            "Guard",
+            "Ledger",
+            "Task",
+            "evaluate",
+            "evaluate_async",
+            "read_ledger",
+        ],
+        "heterogeneity": ["BetaBinomialFit", "fit_betabinom", "success_counts"],
+        "intervals": ["ConfidenceInterval", "PassAt1SE", "binomial_ci", "pass_at_1_se"],
+        "outcomes": [
+            "compact_runs",
+            "outcome_matrix",
+            "passed_from_reward",
+            "per_run",
+            "runs_from_matrix",
+            "tally",
+            "task_consistency",
+        ],
+        "planning": ["plan_evaluation", "required_p", "zero_failure_runs"],
+        "seeded": ["mulberry32", "seeded"],
+        "simulate": ["coin_tasks", "simulate_coin", "simulate_sweep"],
+    }.items()
+    for name in names
+}
+"""The module that defines each public name. Nothing is imported with the package itself
+(``passk-lab --help`` needs none of numpy, pandas or scipy); a name's module is imported
+the first time the name is used."""
 
 _RENAMED = {"PassAt1Error": "PassAt1SE"}
 """Names of the last release that still work, with a DeprecationWarning, until the next."""
 
 
 def __getattr__(name: str) -> Any:
-    """Import :mod:`passk_lab.plots` and :mod:`passk_lab.report` on first use; serve old names."""
-    if name in _LAZY:
+    """Import a public name's module on first use; serve the last release's names."""
+    if name in _MODULES:
         return importlib.import_module(f"passk_lab.{name}")
+    if name in _HOMES:
+        value = getattr(importlib.import_module(_HOMES[name]), name)
+        globals()[name] = value
+        return value
     if name in _RENAMED:
+        from passk_lab._warnings import warn
+
         new = _RENAMED[name]
         warn(
             f"passk_lab.{name} is now passk_lab.{new}; the old name goes in the next release",
             DeprecationWarning,
         )
-        return globals()[new]
+        return __getattr__(new)
     raise AttributeError(f"module 'passk_lab' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    """List the public API, the lazily imported modules included."""
+    """List the public API."""
     return sorted(__all__)
 
+
+class _Package(ModuleType):
+    """The package, keeping ``passk_lab.compare`` and ``passk_lab.seeded`` the functions.
+
+    Importing a submodule sets it as an attribute of its package; where a
+    public function has its module's name, the function stays.
+    """
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if isinstance(value, ModuleType) and _HOMES.get(name) == value.__name__:
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "ERROR_KINDS",

@@ -1,8 +1,3 @@
-"""The installed package's version, in one place."""
+"""The package's version, in one place: the build reads it from here."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("passk-lab")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
+__version__ = "0.1.0"

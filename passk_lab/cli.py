@@ -5,24 +5,51 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from passk_lab._interval_policy import INTERVAL_METHODS
 from passk_lab._version import __version__
-from passk_lab.estimators import reliability_curve
-from passk_lab.harness import evaluate
-from passk_lab.io import FORMATS, read
-from passk_lab.report import labelled, to_markdown, write_report
-from passk_lab.simulate import coin_tasks
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["main"]
 
 
+# Every command imports what it needs when it runs: `passk-lab --help` imports no numpy,
+# pandas or scipy.
+
+
+class _Choices:
+    """The values an option takes, read from the library only when an option is checked."""
+
+    def __init__(self, values: Callable[[], Sequence[str]]) -> None:
+        self._values = values
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._values()
+
+
+def _formats() -> Sequence[str]:
+    from passk_lab.io import FORMATS
+
+    return ["auto", *FORMATS]
+
+
+def _interval_methods() -> Sequence[str]:
+    from passk_lab._interval_policy import INTERVAL_METHODS
+
+    return INTERVAL_METHODS
+
+
 def _reproduce(args: argparse.Namespace) -> int:
+    from passk_lab.harness import evaluate
+    from passk_lab.simulate import coin_tasks
+
     result = evaluate(coin_tasks(args.p, args.tasks, args.seed), args.k)
     k = result.k
     rows = [
@@ -71,6 +98,8 @@ def _k_values(text: str) -> list[int]:
 
 def _read_runs(args: argparse.Namespace) -> pd.DataFrame:
     """Read RUNS_FILE in the format --format names (or detects), with --scorer and --threshold."""
+    from passk_lab.io import read
+
     options: dict[str, object] = {}
     if args.scorer is not None:
         options["scorer"] = args.scorer
@@ -92,6 +121,9 @@ def _curve_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _analyze(args: argparse.Namespace) -> int:
+    from passk_lab.estimators import reliability_curve
+    from passk_lab.report._tables import labelled, to_markdown
+
     curve = reliability_curve(_read_runs(args), args.k, **_curve_options(args))
     if args.to == "csv":
         print(curve.to_csv(index=False), end="")
@@ -114,6 +146,8 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
+    from passk_lab.report import write_report
+
     written = write_report(_read_runs(args), args.out, title=args.title, **_curve_options(args))
     print(f"Wrote {len(written)} files to {args.out}:")
     for path in written:
@@ -130,9 +164,11 @@ def _input_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--format",
-        choices=["auto", *FORMATS],
+        choices=_Choices(_formats),
         default="auto",
-        help="of RUNS_FILE (default: auto, told from the suffix and the first character)",
+        metavar="FORMAT",
+        help="of RUNS_FILE: %(choices)s (default: auto, told from the suffix and the first "
+        "character)",
     )
     parser.add_argument(
         "--scorer", metavar="NAME", help="Inspect logs: the scorer that decides a pass"
@@ -165,10 +201,11 @@ def _curve_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--method",
-        choices=INTERVAL_METHODS,
+        choices=_Choices(_interval_methods),
         default="auto",
-        help="interval of pass^k and pass@k (default: auto, Wilson where every task has k runs, "
-        "else BCa bootstrap)",
+        metavar="METHOD",
+        help="interval of pass^k and pass@k: %(choices)s (default: auto, Wilson where every "
+        "task has k runs, else BCa bootstrap)",
     )
     parser.add_argument(
         "--resamples", type=int, default=10_000, metavar="N", help="bootstrap resamples"

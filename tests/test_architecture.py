@@ -8,6 +8,9 @@ happens to be imported at run time.
 from __future__ import annotations
 
 import ast
+import importlib
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -276,3 +279,59 @@ def test_an_old_name_still_works_with_a_warning_that_names_the_new_one() -> None
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert pk.PassAt1SE.__name__ == "PassAt1SE"
+
+
+def test_every_public_name_is_its_home_modules_object() -> None:
+    # the lazy table in __init__ agrees with the imports type checkers read there
+    tree = ast.parse(Path(pk.__file__).read_text())
+    guarded = next(
+        node for node in tree.body if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node)
+    )
+    declared = {
+        alias.name: node.module
+        for node in guarded.body
+        if isinstance(node, ast.ImportFrom) and node.module != "passk_lab"
+        for alias in node.names
+    }
+    assert declared == pk._HOMES
+    assert sorted([*declared, *pk._MODULES, "__version__"]) == sorted(PUBLIC_API)
+    for name, home in declared.items():
+        assert getattr(pk, name) is getattr(importlib.import_module(home), name)
+    # a submodule named like its function, imported first, does not take the function's place
+    code = (
+        "import passk_lab.compare, passk_lab.seeded, passk_lab as pk\n"
+        "print(pk.compare.__module__, pk.seeded.__module__, callable(pk.compare))"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert shown.stdout.split() == ["passk_lab.compare", "passk_lab.seeded", "True"]
+
+
+def _imported_after(code: str) -> set[str]:
+    """The heavy modules a fresh interpreter holds after running `code`."""
+    heavy = ["numpy", "pandas", "scipy.special", "scipy.stats", "scipy.optimize", "matplotlib"]
+    script = f"import sys\n{code}\nprint(' '.join(m for m in {heavy!r} if m in sys.modules))"
+    completed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    return set(completed.stdout.splitlines()[-1].split())
+
+
+def test_the_package_and_the_command_line_import_nothing_heavy() -> None:
+    assert _imported_after("import passk_lab") == set()
+    assert _imported_after("import passk_lab.cli") == set()
+    help_only = (
+        "from passk_lab.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass"
+    )
+    assert _imported_after(help_only) == set()
+
+
+def test_a_curve_with_the_default_intervals_needs_neither_scipy_stats_nor_optimize() -> None:
+    code = (
+        "import numpy as np, passk_lab as pk\n"
+        "runs = np.random.default_rng(0).random((40, 8)) < 0.7\n"
+        "pk.reliability_curve(runs, rng=0)\n"
+        "pk.fit_betabinom(runs).confidence_interval(3, n_resamples=20, rng=0)"
+    )
+    assert _imported_after(code) == {"numpy", "pandas", "scipy.special"}
