@@ -73,7 +73,7 @@ async def _resolve(value: Any) -> Any:
 
 
 def _settle(future: asyncio.Future[Any], value: Any, error: BaseException | None) -> None:
-    if future.done():  # the time limit already gave up on this run
+    if future.done():  # the time limit, or a cancellation, already gave up on this run
         return
     if error is None:
         future.set_result(value)
