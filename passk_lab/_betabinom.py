@@ -24,12 +24,12 @@ at ``rho = 0`` (binomial) and cheap to sum over the (n, c) cells.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from passk_lab._checks import confidence, positive_int
 from passk_lab._interval import ConfidenceInterval
@@ -264,7 +264,8 @@ class BetaBinomialFit:
         p-value is half the chi-squared tail, and 1 when the statistic is 0.
         """
         statistic = self.lr_statistic
-        return 0.5 * float(special.chdtrc(1, statistic)) if statistic > 0 else 1.0
+        # the chi-squared tail with one degree of freedom is erfc(sqrt(x / 2))
+        return 0.5 * math.erfc(math.sqrt(statistic / 2.0)) if statistic > 0 else 1.0
 
     def pow_k(self, k: int | Iterable[int]) -> float | Floats:
         """Predict pass^k, ``E[p^k] = B(alpha + k, beta) / B(alpha, beta)``, for any k.
@@ -397,17 +398,22 @@ def _as_ks(k: int | Iterable[int]) -> Ints:
     return np.array([positive_int("k", value) for value in values], dtype=np.int64)
 
 
+def _log_binomial(n: Ints, c: Ints) -> Floats:
+    """``log C(n, c)`` for every cell, from ``math.lgamma`` of each whole number once."""
+    values, where = np.unique(np.concatenate([n, c, n - c]) + 1, return_inverse=True)
+    logs = np.array([math.lgamma(value) for value in values.tolist()])[where]
+    size = len(n)
+    difference: Floats = logs[:size] - logs[size : 2 * size] - logs[2 * size :]
+    return difference
+
+
 def fit_cells(n: Ints, c: Ints, tasks: Ints) -> BetaBinomialFit:
     """Fit the beta-binomial model to (n, c) cells holding `tasks` tasks each (n >= 1)."""
     counts = _Counts(*(tasks.astype(np.float64) @ part for part in _indicators(n, c)))
     pooled = float((tasks * c).sum() / (tasks * n).sum())
     mu, rho, value = _fit(counts, [(pooled, start) for start in (0.0, 0.2, 0.6)])
     binomial = _derivatives(pooled, 0.0, counts, order=0)[0] if 0 < pooled < 1 else 0.0
-    constant = float(
-        (
-            tasks * (special.gammaln(n + 1) - special.gammaln(c + 1) - special.gammaln(n - c + 1))
-        ).sum()
-    )
+    constant = float((tasks * _log_binomial(n, c)).sum())
     return BetaBinomialFit(
         mean=mu,
         icc=rho,

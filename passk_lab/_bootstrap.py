@@ -11,10 +11,9 @@ from collections.abc import Callable
 from typing import Literal, TypeAlias
 
 import numpy as np
-from scipy import special
 
 from passk_lab._checks import confidence
-from passk_lab._interval import ConfidenceInterval
+from passk_lab._interval import ConfidenceInterval, normal_cdf, normal_quantile, z_value
 from passk_lab._typing import Floats, Ints
 
 __all__ = [
@@ -94,12 +93,12 @@ def _bca_levels(
         share = below / (2.0 * size)
     # a resample never below (or above) the estimate would make the bias correction infinite
     share = np.clip(share, 0.5 / np.maximum(size, 1), 1 - 0.5 / np.maximum(size, 1))
-    bias = special.ndtri(share)
-    z = special.ndtri((1.0 - level) / 2.0)
+    bias = normal_quantile(share)
+    z = z_value(level)
     levels = []
-    for zq in (z, -z):
+    for zq in (-z, z):
         shifted = bias + zq
-        levels.append(special.ndtr(bias + shifted / (1.0 - acceleration * shifted)))
+        levels.append(normal_cdf(bias + shifted / (1.0 - acceleration * shifted)))
     return levels[0], levels[1]
 
 

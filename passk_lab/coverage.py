@@ -20,7 +20,6 @@ from typing import cast
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from passk_lab._betabinom import beta_shapes, outcome_chances
 from passk_lab._checks import confidence, k_values, positive_int, probability
@@ -39,6 +38,8 @@ def _truth(p: float, icc: float, ks: np.ndarray) -> tuple[Floats, Floats]:
     """Return the model's pass^k and pass@k of a new task, for every k."""
     if icc == 0.0:
         return p**ks, 1.0 - (1.0 - p) ** ks
+    from scipy import special  # not needed by a curve, which imports no scipy
+
     alpha, beta = beta_shapes(p, icc)
     base = special.betaln(alpha, beta)
     return (
