@@ -1,7 +1,7 @@
 """Run the benchmarks and print one table; ratios compare timings taken in the same run.
 
 ``python bench/run.py`` runs them all, then prints how the time scales with the runs;
-``python bench/run.py harness io`` runs only ``bench_harness`` and ``bench_io``, and
+``python bench/run.py fixed startup harness io`` runs only ``bench_harness`` and ``bench_io``, and
 ``python bench/run.py scaling`` only the scaling table.
 """
 
@@ -14,6 +14,7 @@ from pathlib import Path
 
 import bench_dask
 import bench_estimators
+import bench_fixed
 import bench_harness
 import bench_intervals
 import bench_io
@@ -21,6 +22,7 @@ import bench_memory
 import bench_scaling
 import bench_seeded
 import bench_simulate
+import bench_startup
 import numpy as np
 import pandas as pd
 from timing import print_table
@@ -31,6 +33,8 @@ MODULES = {
     module.__name__.removeprefix("bench_"): module
     for module in (
         bench_estimators,
+        bench_fixed,
+        bench_startup,
         bench_intervals,
         bench_simulate,
         bench_seeded,

@@ -29,6 +29,7 @@ class Row:
     target: float | None = None  # the ratio this operation should stay at or under
     note: str = ""
     unit: str = "s"  # of value and baseline_value: "s", or "B/run"
+    budget: float | None = None  # the value (in `unit`) this operation should stay at or under
 
     @property
     def ratio(self) -> float:
@@ -36,9 +37,14 @@ class Row:
 
     @property
     def verdict(self) -> str:
-        if self.target is None:
-            return self.note
-        return f"target <= {self.target:g}x: {'met' if self.ratio <= self.target else 'NOT MET'}"
+        verdicts = [self.note] if self.note else []
+        if self.target is not None:
+            met = "met" if self.ratio <= self.target else "NOT MET"
+            verdicts.append(f"target <= {self.target:g}x: {met}")
+        if self.budget is not None:
+            met = "met" if self.value <= self.budget else "NOT MET"
+            verdicts.append(f"target <= {_amount(self.budget, self.unit).strip()}: {met}")
+        return "; ".join(verdicts)
 
 
 def print_table(rows: list[Row]) -> None:
