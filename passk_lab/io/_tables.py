@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -140,7 +143,8 @@ def _load(file: Path, kind: str) -> pd.DataFrame:
         if kind == "csv":
             return pd.read_csv(file)
         if kind == "jsonl":
-            return pd.read_json(file, lines=True, precise_float=True)
+            fast = _json_lines_by_pyarrow(file)
+            return _json_lines_by_pandas(file) if fast is None else fast
         return pd.read_parquet(file)
     except ImportError as exc:
         raise ImportError(
@@ -151,6 +155,167 @@ def _load(file: Path, kind: str) -> pd.DataFrame:
         raise ValueError(
             f"{where or file}: not a readable {kind.upper()} runs table ({exc})"
         ) from exc
+
+
+def _json_lines_by_pandas(file: Path) -> pd.DataFrame:
+    """Read a JSON Lines file with pandas' own reader, which every refusal comes from."""
+    return pd.read_json(file, lines=True, precise_float=True)
+
+
+_INT64_END = 2.0**63
+"""From this size on pandas reads an integer as uint64 or refuses it; pyarrow reads a float."""
+
+_TINY = 1e-300
+"""Below this size pandas refuses a number that underflows; pyarrow reads it (as 0 or as is)."""
+
+_UNDERFLOW = re.compile(rb"[eE]-[0-9]{3}|0{200}")
+"""A number literal that can underflow to 0 has an exponent of -100 or less, or 200 zeros."""
+
+
+def _json_lines_by_pyarrow(file: Path) -> pd.DataFrame | None:
+    """Read a JSON Lines file with pyarrow's reader into the frame pandas' reader gives, or None.
+
+    pyarrow parses the file and pandas' conversions follow: a column of whole
+    floats becomes int64, a column of numeric text becomes numbers, a boolean
+    column with gaps becomes 1.0, 0.0 and NaN. None -- read the file with
+    :func:`_json_lines_by_pandas` -- when pyarrow is not installed or refuses the
+    file, when the file is anything but one object a line (a BOM, a blank line,
+    spaces around an object, two objects on a line, an object over two lines:
+    pyarrow takes some that pandas refuses), and wherever the two readers part:
+    text that is not UTF-8, a nested value, an integer past int64, a number that
+    underflows, a column pandas reads as dates (named ``*_at``, ``*_time``,
+    ``timestamp*``, ``date``, ...), column names it reads as numbers or dates.
+    """
+    try:
+        import pyarrow as pa  # type: ignore[import-untyped]
+        import pyarrow.json as pa_json  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    try:
+        source = pa.memory_map(str(file))
+    except OSError:
+        return None
+    with source:
+        buffer = source.read_buffer()
+        # checked before pyarrow reads it: pyarrow 26 crashes on a file that starts with `null`
+        bounds = _line_bounds(np.frombuffer(buffer, np.uint8))
+        if bounds is None:
+            return None
+        try:
+            table = pa_json.read_json(pa.BufferReader(buffer))
+            names: list[str] = table.column_names
+        except (pa.ArrowException, UnicodeDecodeError):
+            return None
+        if table.num_rows != len(bounds) - 1 or not names or not _plain_names(names):
+            return None
+        stamps = [field.name for field in table.schema if pa.types.is_timestamp(field.type)]
+        if stamps:  # pyarrow reads ISO dates as timestamps, pandas keeps the text
+            text = pa.schema([(name, pa.string()) for name in stamps])
+            options = pa_json.ParseOptions(explicit_schema=text, unexpected_field_behavior="infer")
+            try:
+                table = pa_json.read_json(pa.BufferReader(buffer), parse_options=options)
+            except pa.ArrowException:
+                return None
+            table = table.select(names)
+        scalars = (pa.types.is_null, pa.types.is_boolean, pa.types.is_int64, pa.types.is_float64)
+        for column in table.columns:
+            if pa.types.is_string(column.type):
+                try:
+                    column.validate(full=True)  # pyarrow lets bytes that are not UTF-8 through
+                except pa.ArrowException:
+                    return None
+            elif not any(is_kind(column.type) for is_kind in scalars):
+                return None
+        frame: pd.DataFrame = table.to_pandas()
+        zeros = [np.array([], dtype=np.int64)]
+        for name, column in zip(names, table.columns, strict=True):
+            values = frame[name]
+            if pa.types.is_string(column.type):
+                frame[name] = _numbers_as_pandas_reads_them(values)
+                continue
+            if pa.types.is_float64(column.type):
+                size = np.abs(values.to_numpy())
+                if (size >= _INT64_END).any() or ((size < _TINY) & (size > 0)).any():
+                    return None
+                zeros.append(np.flatnonzero(size == 0))
+            elif pa.types.is_null(column.type) or column.null_count:
+                values = values.astype(np.float64)  # pandas' reader: NaN, and 1.0 for true
+            if values.dtype == np.float64:
+                frame[name] = _whole_as_int(values, values)
+        if _underflows(memoryview(buffer), bounds, np.unique(np.concatenate(zeros))):
+            return None
+    return frame
+
+
+def _line_bounds(text: np.ndarray) -> np.ndarray | None:
+    r"""Return where each line of a JSON Lines file starts (and the last ends), one object a line.
+
+    The file must start with ``{`` and end with ``}`` (and one line break at
+    most), and each line break (``\n``, or throughout ``\r\n``) stand between
+    a ``}`` and a ``{``. In JSON those stand apart only between two top-level
+    values, so every line holds one at least; that each holds one and no more,
+    the count of rows tells. None otherwise.
+    """
+    breaks = np.flatnonzero(text == ord("\n"))
+    crlf = bool(breaks.size) and breaks[0] > 0 and text[breaks[0] - 1] == ord("\r")
+    width = 2 if crlf else 1
+    end = len(text)
+    if breaks.size and breaks[-1] == end - 1:
+        breaks, end = breaks[:-1], end - width
+    if end <= 0 or text[0] != ord("{") or text[end - 1] != ord("}"):
+        return None
+    between = (text[breaks - width] == ord("}")) & (text[breaks + 1] == ord("{"))
+    if crlf:
+        between &= text[breaks - 1] == ord("\r")
+    if not between.all():
+        return None
+    return np.concatenate(([0], breaks + 1, [end]))
+
+
+def _underflows(text: memoryview, bounds: np.ndarray, rows: np.ndarray) -> bool:
+    """Tell whether a number on one of these lines can be one that pandas refuses as too small."""
+    lines = map(slice, bounds[rows].tolist(), bounds[rows + 1].tolist())
+    return _UNDERFLOW.search(b"\n".join(map(text.__getitem__, lines))) is not None
+
+
+def _plain_names(names: list[str]) -> bool:
+    """Tell whether pandas' reader keeps these column names as text and reads no dates in them.
+
+    Asks pandas' reader itself, of one record with these names and a date for
+    every value: a column it reads as dates comes back as datetimes, names it
+    converts come back changed.
+    """
+    record = json.dumps(dict.fromkeys(names, "2000-01-01T00:00:00"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        probe = pd.read_json(io.StringIO(record), lines=True)
+    return probe.columns.tolist() == names and all(
+        pd.api.types.is_string_dtype(dtype) for dtype in probe.dtypes
+    )
+
+
+def _numbers_as_pandas_reads_them(text: pd.Series) -> pd.Series:
+    """Convert a text column as pandas' JSON reader does: to numbers when every value is one."""
+    first = text.first_valid_index()
+    try:
+        # the conversion goes value by value, so a first value that fails fails the column
+        text.loc[first:first].astype(np.float64)
+        numbers = text.astype(np.float64)
+    except (TypeError, ValueError):
+        return text
+    return _whole_as_int(text, numbers)
+
+
+def _whole_as_int(original: pd.Series, numbers: pd.Series) -> pd.Series:
+    """Return int64 where pandas' JSON reader makes a column int64: the cast changes nothing."""
+    first = numbers.iloc[0] if len(numbers) else 0.0
+    if np.isfinite(first) and first != np.trunc(first):
+        return numbers  # the cast changes the first number, as it would in the whole column
+    try:
+        whole = original.astype(np.int64)
+    except (TypeError, ValueError, OverflowError):
+        return numbers
+    return whole if (whole == numbers).all() else numbers
 
 
 def _first_bad_line(file: Path) -> str | None:
