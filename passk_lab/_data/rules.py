@@ -20,7 +20,7 @@ re-states them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, NamedTuple, TypeAlias
+from typing import Any, Literal, NamedTuple, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -47,6 +47,7 @@ __all__ = [
     "require_runs_columns",
     "run_flags",
     "run_index",
+    "run_numbers",
     "verdicts",
     "warn_passed_and_errored",
 ]
@@ -204,9 +205,10 @@ def verdicts(runs: pd.DataFrame, threshold: float) -> Bools:
     if pd.api.types.is_bool_dtype(dtype):
         return column.to_numpy(dtype=np.bool_)
     if pd.api.types.is_numeric_dtype(dtype):
-        values = column.to_numpy(dtype=np.float64)
-        if np.all((values == 0) | (values == 1)):
-            judged: Bools = values == 1
+        own = isinstance(dtype, np.dtype) and dtype.kind in "iuf"  # compared with no copy
+        values = column.to_numpy() if own else column.to_numpy(dtype=np.float64)
+        judged: Bools = values == 1
+        if np.all(judged | (values == 0)):
             return judged
     elif dtype.kind == "O" and all(isinstance(value, bool | np.bool_) for value in column):
         return column.to_numpy(dtype=np.bool_)
@@ -217,29 +219,48 @@ def verdicts(runs: pd.DataFrame, threshold: float) -> Bools:
     )
 
 
-def run_index(runs: pd.DataFrame) -> Ints:
-    """Return ``run`` as whole numbers ``>= 0``, or refuse it saying how to number runs."""
+def run_numbers(runs: pd.DataFrame) -> npt.NDArray[np.integer[Any]]:
+    """Return ``run`` as whole numbers ``>= 0`` in the column's own integer type, with no copy.
+
+    Whole floats become int64, as do unsigned 64-bit integers (so that one too large for
+    int64 is refused as a negative run). Refuse anything else saying how to number runs.
+    """
     column = runs["run"]
-    if column.isna().any():
+    dtype = column.dtype
+    integers = isinstance(dtype, np.dtype) and dtype.kind in "iu"  # cannot be missing
+    if not integers and column.isna().any():
         raise ValueError(
             f"run is missing in {int(column.isna().sum())} row(s); number the runs of each task "
             f"0, 1, 2, ... (for example runs.groupby('task').cumcount())"
         )
-    if pd.api.types.is_bool_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(column.dtype):
+    if pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype):
         raise ValueError(
-            f"run must hold integers, got dtype {column.dtype}; number the runs of each task "
+            f"run must hold integers, got dtype {dtype}; number the runs of each task "
             f"0, 1, 2, ... (for example runs.groupby('task').cumcount())"
         )
     values = column.to_numpy()
-    if not pd.api.types.is_integer_dtype(column.dtype) and not np.all(np.mod(values, 1) == 0):
-        raise ValueError("run must hold whole numbers, got fractions; number the runs 0, 1, 2")
-    index = values.astype(np.int64, copy=False)
-    if index.min() < 0:
+    if pd.api.types.is_integer_dtype(dtype):
+        index = values if values.dtype.kind in "iu" else values.astype(np.int64)
+        if index.dtype == np.uint64:
+            index = index.view(np.int64)
+    else:
+        with np.errstate(invalid="ignore"):  # NaN, infinities and huge values cast to nonsense
+            index = values.astype(np.int64)
+        # a value the cast changed is a fraction, unless it is too large for int64
+        changed = index != values
+        if changed.any() and not np.all(np.mod(values[changed], 1) == 0):
+            raise ValueError("run must hold whole numbers, got fractions; number the runs 0, 1, 2")
+    if index.dtype.kind == "i" and index.min() < 0:
         row = int(np.argmin(index))
         raise ValueError(
             f"run must be >= 0, got {index[row]} at row {row}; runs are numbered from 0"
         )
     return index
+
+
+def run_index(runs: pd.DataFrame) -> Ints:
+    """Return ``run`` as whole numbers ``>= 0`` (int64), or refuse it saying how to number runs."""
+    return run_numbers(runs).astype(np.int64, copy=False)
 
 
 class Flags(NamedTuple):

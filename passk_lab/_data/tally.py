@@ -26,11 +26,11 @@ from passk_lab._data.rules import (
     policy,
     require_columns,
     require_runs_columns,
-    run_index,
+    run_numbers,
     verdicts,
     warn_passed_and_errored,
 )
-from passk_lab._data.units import Units, check_unique_runs, find_units
+from passk_lab._data.units import BLOCK, Units, check_unique_runs, find_units
 from passk_lab._typing import Bools, Ints
 
 __all__ = ["Checked", "Tally", "as_tally", "check_runs", "tally_checked"]
@@ -88,7 +88,7 @@ class Checked:
     """A runs table's columns, validated: one verdict and one run index per row."""
 
     passed: Bools  # errored and timed-out runs already count as failed
-    run: Ints
+    run: npt.NDArray[np.integer[Any]]  # in the run column's own integer type
     errored: Bools | None
     units: Units
     keys: list[str]
@@ -98,15 +98,18 @@ def check_runs(runs: pd.DataFrame, by: tuple[str, ...], threshold: float) -> Che
     """Check a runs table by every rule and return its verdicts, run indices and units."""
     require_runs_columns(runs, by)
     passed = verdicts(runs, threshold)
-    run = run_index(runs)
+    run = run_numbers(runs)
     errored = errored_runs(runs)
     keys = [*by, "task"]
     units = find_units(runs, keys)
     check_unique_runs(runs, keys, units, run)
     if errored is not None:
-        lucky = passed & errored
-        if lucky.any():
-            warn_passed_and_errored(int(lucky.sum()))
+        lucky = sum(
+            np.count_nonzero(passed[low : low + BLOCK] & errored[low : low + BLOCK])
+            for low in range(0, len(passed), BLOCK)
+        )
+        if lucky:
+            warn_passed_and_errored(int(lucky))
             passed = passed & ~errored
     return Checked(passed=passed, run=run, errored=errored, units=units, keys=keys)
 
@@ -122,12 +125,12 @@ def tally_checked(
     runs: pd.DataFrame, by: tuple[str, ...], errors: ErrorPolicy, checked: Checked
 ) -> Tally:
     """Count the checked runs of each unit into a tally under the error policy `errors`."""
-    units, n_rows = checked.units, len(runs)
-    n_errors = None if checked.errored is None else units.count(checked.errored, n_rows)
+    units = checked.units
+    n_errors = None if checked.errored is None else units.count(checked.errored)
     summary = Tally(
-        labels=runs[checked.keys].iloc[units.starts].reset_index(drop=True),
-        n=units.count(None, n_rows),
-        c=units.count(checked.passed, n_rows),
+        labels=units.labels,
+        n=units.count(None),
+        c=units.count(checked.passed),
         n_errors=n_errors,
         by=by,
         errors="fail",
@@ -176,7 +179,9 @@ def _tally_matrix(
                 f"an outcome matrix array must be 2-D bool (tasks x runs), got "
                 f"{matrix.ndim}-D {matrix.dtype}"
             )
-        c = np.count_nonzero(matrix, axis=1).astype(np.int64, copy=False)
+        # sum each row's bytes in the smallest type that holds its length: no copy of the matrix
+        within = np.min_scalar_type(matrix.shape[1])
+        c = matrix.view(np.uint8).sum(axis=1, dtype=within).astype(np.int64)
         n = np.full(len(matrix), matrix.shape[1], dtype=np.int64)
         labels = pd.DataFrame({"task": np.arange(len(matrix), dtype=np.int64)})
         return Tally(labels=labels, n=n, c=c, n_errors=None, by=(), errors=errors)
