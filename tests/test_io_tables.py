@@ -1,11 +1,18 @@
 from __future__ import annotations
 
+import json
+import re
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import passk_lab as pk
-from passk_lab.io import read_runs
+from passk_lab.io import _tables, read_runs
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".ndjson", ".parquet", ".pq"])
@@ -173,3 +180,332 @@ def test_a_truncated_parquet_file_is_refused(tmp_path):
     path.write_bytes(path.read_bytes()[:-100])
     with pytest.raises(ValueError, match=r"runs\.parquet: not a readable PARQUET runs table"):
         read_runs(path)
+
+
+# --- JSON Lines: pyarrow's reader where it reads as pandas' does, pandas' everywhere else -----
+
+
+def lines(*records):
+    return "".join(f"{record}\n" for record in records).encode()
+
+
+def read_both(tmp_path, data):
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(data)
+    return _tables._json_lines_by_pyarrow(path), _tables._json_lines_by_pandas(path)
+
+
+def assert_same_frame(fast, slow):
+    pd.testing.assert_frame_equal(fast, slow, check_exact=True)
+    for name in slow.columns[slow.dtypes == np.float64]:  # and -0.0 is not 0.0
+        np.testing.assert_array_equal(
+            fast[name].to_numpy().view(np.int64), slow[name].to_numpy().view(np.int64)
+        )
+
+
+# from 1e-100 to 1e18: past int64's reach and below 1e-300 pandas' reader reads
+RANDOM_FLOATS = np.random.default_rng(7).standard_normal(119) * 10.0 ** np.arange(-100, 19)
+
+READ_ALIKE = {
+    "a runs table": lines(
+        '{"task":"t1","run":0,"reward":0.5,"error":null,"passed":true}',
+        '{"task":"t1","run":1,"reward":1.0,"error":"KeyError: \'x\'","passed":false}',
+    ),
+    "ints and floats in one field": lines('{"a":1}', '{"a":1.5}', '{"a":-0.0}'),
+    "whole floats, read as int64": lines('{"a":1.0}', '{"a":2e0}', '{"a":1e18}'),
+    "precise floats": lines(*(f'{{"a":{float(value)!r}}}' for value in RANDOM_FLOATS)),
+    "decimals rounded once": lines(
+        '{"a":0.1000000000000000055511151231257827021181583404541015625}',
+        '{"a":1e-300}',
+        '{"a":9.2233720368547748e18}',
+        '{"a":9007199254740993.0}',
+    ),
+    "not a number": lines('{"a":NaN}', '{"a":1.5}'),
+    "gaps in ints, floats and text": lines(
+        '{"i":1,"f":0.5,"s":"x"}', '{"i":null,"f":null,"s":null}', "{}"
+    ),
+    "gaps in booleans: 1.0, 0.0 and NaN": lines('{"b":true}', '{"b":false}', '{"b":null}', "{}"),
+    "booleans": lines('{"b":true}', '{"b":false}'),
+    "whole floats after a fraction": lines('{"a":1.5}', '{"a":1.0}'),
+    "text that is a number only at first, or only later": lines(
+        '{"a":"1","b":"x","c":null}', '{"a":"x","b":"1","c":"2"}'
+    ),
+    "a field that is always null": lines('{"a":null,"b":1}', '{"a":null,"b":2}'),
+    "ints at int64's ends": lines(
+        '{"a":9223372036854775807,"b":-9223372036854775808,"c":9007199254740993}',
+        '{"a":0,"b":0,"c":null}',
+    ),
+    "numeric text read as numbers": lines(
+        '{"i":"1","f":"1.5","s":" 2","n":"nan","t":"task-1"}',
+        '{"i":"2","f":"2","s":"3","n":"1","t":"2"}',
+    ),
+    "ISO dates stay text": lines(
+        '{"when":"2024-01-01T10:00:00","day":"2024-01-01","zone":"2024-01-01T10:00:00Z"}',
+        '{"when":"2024-01-02 11:30:00","day":null,"zone":"2024-03-01T00:00:00+02:00"}',
+    ),
+    "unicode": lines(
+        '{"\\u00e9t\\u00e9":"caf\\u00e9 \\ud83d\\ude00",'
+        '"b":"\u2028 line\\nbreak \\"q\\" \\\\ \\u0000"}',
+        '{"\\u00e9t\\u00e9":"\u00e9\u00e9","b":"\U0001f600"}',
+    ),
+    "fields that vary between lines": lines('{"b":1,"a":2}', '{"a":3,"c":"x"}', '{"d":true}'),
+    "Windows line ends": lines('{"a":1}\r', '{"a":2.5}\r'),
+    "no line end after the last line": b'{"a":1}\n{"a":2.5}',
+    "one line": b'{"task":"t","passed":true}',
+    "a field new, a type widened and text after dates, past the first block": lines(
+        *(f'{{"task":"t{i % 97}","reward":{i % 2},"day":"2024-01-01"}}' for i in range(60_000)),
+        '{"task":"t1","reward":0.5,"day":"soon","late":"x"}',
+    ),
+}
+
+
+@pytest.mark.parametrize("data", READ_ALIKE.values(), ids=READ_ALIKE.keys())
+def test_pyarrow_reads_a_file_into_the_frame_pandas_gives(tmp_path, data):
+    fast, slow = read_both(tmp_path, data)
+    assert fast is not None
+    assert_same_frame(fast, slow)
+
+
+def test_pyarrows_floats_are_those_python_reads(tmp_path):
+    data = READ_ALIKE["precise floats"]
+    fast, _ = read_both(tmp_path, data)
+    expected = [json.loads(line)["a"] for line in data.splitlines()]
+    np.testing.assert_array_equal(
+        fast["a"].to_numpy().view(np.int64), np.array(expected).view(np.int64)
+    )
+
+
+READ_BY_PANDAS = {
+    "a byte order mark": b"\xef\xbb\xbf" + lines('{"a":1}'),
+    "a blank line": lines('{"a":1}', "", '{"a":2}'),
+    "a line of spaces": lines('{"a":1}', "  ", '{"a":2}'),
+    "blank lines at the end": lines('{"a":1}', "", ""),
+    "spaces around an object": lines(' {"a":1} ', '{"a":2}'),
+    "two objects on a line": lines('{"a":1}{"a":2}', '{"a":3}'),
+    "an object over two lines": lines('{"a":', "1}"),
+    "two on a line and one over two": lines('{"a":1}{"b":', "2}"),
+    "objects split by a comma": lines('{"a":1},{"a":2}'),
+    "old Mac line ends": b'{"a":1}\r{"a":2}\r',
+    "mixed line ends": b'{"a":1}\r\n{"a":2}\n{"a":3}\r\n',
+    "a first line of null": lines("null", '{"a":1}'),
+    "a line of null": lines('{"a":1}', "null"),
+    "a line that is a list": lines('{"a":1}', "[1, 2]"),
+    "a broken line": lines('{"a":1}', '{"a":tr'),
+    "an empty file": b"",
+    "only blank lines": b"\n\n \n",
+    "only empty objects": lines("{}", "{}"),
+    "a column named as a date": lines('{"created_at":"2024-01-01","a":1}'),
+    "a column named as a time": lines('{"start_time":1700000000,"a":1}'),
+    "a column named timestamp": lines('{"timestamp":"x","a":1}'),
+    "numbers for column names": lines('{"1":1,"2":2}'),
+    "dates for column names": lines('{"2024-01-01":1}'),
+    "a nested object": lines('{"a":{"x":1}}', '{"a":{"y":2}}'),
+    "a list": lines('{"a":[1,2]}', '{"a":[]}'),
+    "ints and text in one field": lines('{"a":1}', '{"a":"x"}'),
+    "booleans and ints in one field": lines('{"a":true}', '{"a":1}'),
+    "an int past int64": lines('{"a":10000000000000000000}'),
+    "a float past int64, as pyarrow reads such an int": lines('{"a":1.0}', '{"a":1e19}'),
+    "an int past uint64": lines('{"a":100000000000000000000000}'),
+    "an infinity": lines('{"a":Infinity}'),
+    "a number too large for a float": lines('{"a":1.7976931348623159e308}'),
+    "a number that underflows to 0": lines('{"a":0.0}', '{"a":1e-400}'),
+    "a number that underflows in its digits": lines('{"a":0.0}', '{"a":0.' + "0" * 400 + "1}"),
+    "a subnormal number": lines('{"a":5e-324}'),
+    "text that is not UTF-8": b'{"a":"caf\xe9"}\n',
+    "a name that is not UTF-8": b'{"caf\xe9":1}\n',
+    "a lone surrogate": lines('{"a":"\\ud800"}'),
+    "a raw tab in text": lines('{"a":"x\ty"}'),
+    "a key given twice": lines('{"a":1,"a":2}'),
+    "a trailing comma": lines('{"a":1,}'),
+}
+
+
+@pytest.mark.parametrize("data", READ_BY_PANDAS.values(), ids=READ_BY_PANDAS.keys())
+def test_where_the_readers_part_pandas_reads_the_file(tmp_path, data):
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(data)
+    assert _tables._json_lines_by_pyarrow(path) is None
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        lines('{"a":0.0,"s":"a re-run e-100"}', '{"a":1.5,"s":"x"}'),
+        lines('{"a":1}', '{"a":"1"}'),
+        b'{"a":1}\r\n{"a":2}',
+    ],
+    ids=["a text that looks like a small number", "ints and text", "Windows ends, none at the end"],
+)
+def test_a_file_either_reader_may_take_reads_alike(tmp_path, data):
+    fast, slow = read_both(tmp_path, data)
+    if fast is not None:
+        assert_same_frame(fast, slow)
+
+
+SCALARS = st.one_of(
+    st.integers(-(2**64), 2**64),
+    st.floats(),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=4),
+    st.sampled_from(["1", "-2.5", " 3", "nan", "inf", "1_0", "2024-01-01", "2024-01-01 10:00"]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.dictionaries(st.sampled_from(["task", "run", "reward", "x", "é", ""]), SCALARS),
+        min_size=1,
+        max_size=6,
+    ),
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_pyarrow_reads_any_records_as_pandas_does_or_leaves_them_to_it(records, newline):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "runs.jsonl"
+        path.write_text(newline.join(map(json.dumps, records)) + newline, newline="")
+        fast = _tables._json_lines_by_pyarrow(path)
+        try:
+            slow = _tables._json_lines_by_pandas(path)
+        except ValueError:
+            assert fast is None
+            return
+    if fast is not None:
+        assert_same_frame(fast, slow)
+
+
+def test_without_pyarrow_pandas_reads_json_lines(monkeypatch, tmp_path):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_pyarrow(name, *args, **kwargs):
+        if name.split(".")[0] == "pyarrow":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(READ_ALIKE["a runs table"])
+    monkeypatch.setattr(builtins, "__import__", no_pyarrow)
+    assert _tables._json_lines_by_pyarrow(path) is None
+    assert read_runs(path)["passed"].tolist() == [True, False]
+
+
+def test_read_runs_gives_the_same_runs_either_way(monkeypatch, tmp_path):
+    runs = pk.simulate_coin(tasks=40, k=5, seed=3).assign(
+        task=lambda frame: frame["task"].map("task-{}".format),
+        reward=lambda frame: frame["passed"].astype(float) * 0.75,
+        error=lambda frame: np.where(frame.index % 7 == 0, "TimeoutError", None),
+    )
+    path = tmp_path / "runs.jsonl"
+    runs.drop(columns=["passed", "run"]).to_json(path, orient="records", lines=True)
+    fast = read_runs(path, threshold=0.5)
+    monkeypatch.setattr(_tables, "_json_lines_by_pyarrow", lambda file: None)
+    pd.testing.assert_frame_equal(fast, read_runs(path, threshold=0.5), check_exact=True)
+    assert fast["passed"].tolist() == runs["passed"].tolist()
+    assert fast["run"].tolist() == runs["run"].tolist()
+
+
+# --- JSON Lines refusals: the file, the line or row, and the field, as pandas' reader gave them --
+
+
+def refusal(path):
+    with pytest.raises(ValueError, match=re.escape(str(path))) as refused:
+        read_runs(path)
+    return str(refused.value)
+
+
+def assert_refused_as_before(monkeypatch, path, message):
+    fast = refusal(path)
+    assert re.match(re.escape(str(path)) + message, fast), fast
+    with monkeypatch.context() as patched:
+        patched.setattr(_tables, "_json_lines_by_pyarrow", lambda file: None)
+        assert refusal(path) == fast
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (lines('{"task":1,"passed":true}', '{"passed":true}'), r", row 1: task is missing"),
+        (
+            lines('{"task":1,"passed":true}', '{"task":null,"passed":true}'),
+            r", row 1: task is miss",
+        ),
+        (lines('{"task":1,"passed":true}', '{"task":2}'), r", row 1: passed is missing"),
+        (lines('{"task":1,"reward":1}', '{"task":2}'), r", row 1: reward is missing"),
+        (lines('{"task":1,"reward":1}', '{"task":2,"reward":"x"}'), r", row 1: reward is 'x', not"),
+        (
+            lines('{"task":1,"reward":1}', '{"task":2,"reward":1.5}'),
+            r", row 1: reward is 1\.5, out",
+        ),
+        (
+            lines('{"task":1,"reward":1}', '{"task":2,"reward":[1]}'),
+            r", row 1: reward is \[1\], not",
+        ),
+        (lines('{"task":1,"run":0,"passed":true}', '{"task":1,"passed":true}'), r", row 1: run is"),
+        (
+            lines('{"id":1,"passed":true}'),
+            r": no task column \(its columns are \['id', 'passed'\]\)",
+        ),
+        (lines('{"task":1,"score":1}'), r": no passed or reward column"),
+        (lines("{}", "{}"), r": no task column \(its columns are \[\]\)"),
+        (b"", r": no task column \(its columns are \[\]\)"),
+        (b"\n\n", r": no task column \(its columns are \[\]\)"),
+        (
+            lines("null", '{"task":0,"passed":true}'),
+            r": no task column \(its columns are \['0'\]\)",
+        ),
+    ],
+)
+def test_a_bad_jsonl_record_is_refused_naming_the_file_row_and_field(
+    monkeypatch, tmp_path, data, message
+):
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(data)
+    assert_refused_as_before(monkeypatch, path, message)
+
+
+BAD_LINE = '{"task":1,"passed":tr'
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        # Python's json names the column where the value goes wrong
+        (
+            lines('{"task":0,"passed":true}', BAD_LINE),
+            f", line 2, column {BAD_LINE.index('tr') + 1}: ",
+        ),
+        (lines('{"task":0,"passed":true}', "[1, 2]"), r", line 2: not a readable JSONL runs table"),
+        (lines('{"task":0,"passed":true}', "null"), r", line 2: not a readable JSONL runs table"),
+        (lines('{"task":0,"passed":true}', "7"), r", line 2: not a readable JSONL runs table"),
+        # the line's own line break ends it: the column after it is the first of the next line
+        (
+            lines('{"task":0,"passed":true}', '{"task":1,', '"passed":true}'),
+            r", line 2, column 1: ",
+        ),
+        (lines('{"task":0,"passed":true}', '{"task":1}{"task":2}'), r", line 2, column 11: "),
+        (
+            b"\xef\xbb\xbf" + lines('{"task":0,"passed":true}'),
+            r", line 1, column 1: not a readable",
+        ),
+        (lines('{"task":0,"passed":true}', '{"task":1e-400,"passed":true}'), r": not a readable"),
+        (b'{"task":0,"passed":true}\n{"task":"caf\xe9","passed":true}\n', r": not a readable"),
+    ],
+    ids=[
+        "bad JSON",
+        "a list",
+        "a null line",
+        "a number",
+        "an object over two lines",
+        "two objects on a line",
+        "a byte order mark",
+        "a number that underflows",
+        "text that is not UTF-8",
+    ],
+)
+def test_a_jsonl_file_pandas_cannot_read_is_refused_as_before(monkeypatch, tmp_path, data, message):
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(data)
+    assert_refused_as_before(monkeypatch, path, message)

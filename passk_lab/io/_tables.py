@@ -80,6 +80,13 @@ def read_runs(
     ImportError
         If a Parquet file is read without pyarrow installed.
 
+    Notes
+    -----
+    With pyarrow installed, a JSON Lines file of one object a line and plain
+    values (numbers, text, true, false, null) is parsed by pyarrow's reader,
+    several times faster, into the frame pandas' reader gives; any other file
+    is read, or refused, by pandas' reader.
+
     Examples
     --------
     >>> import tempfile, pathlib, passk_lab as pk
