@@ -47,14 +47,36 @@ def weighted_means(weights: Ints, values: Floats) -> Floats:
 def _limits(
     replicates: Floats, estimate: Floats, low_q: Floats, high_q: Floats
 ) -> ConfidenceInterval:
-    """Quantiles of each column's finite replicates; NaN where the estimate is NaN."""
-    low = np.full(replicates.shape[1], np.nan)
-    high = np.full(replicates.shape[1], np.nan)
-    for column in np.flatnonzero(np.isfinite(estimate)):
-        values = replicates[:, column]
-        values = values[np.isfinite(values)]
-        low[column], high[column] = np.quantile(values, [low_q[column], high_q[column]])
+    """Quantiles of each column's finite replicates; NaN where the estimate is NaN.
+
+    One sort of every column (NaN sorts last), then numpy's ``"linear"``
+    quantile of the finite part, bit for bit: :func:`numpy.quantile` column by
+    column gives the same numbers at twice the cost.
+    """
+    ordered = np.sort(replicates.T, axis=1)
+    size = np.isfinite(ordered).sum(axis=1)
+    counted = np.isfinite(estimate) & (size > 0)
+    low, high = (
+        np.where(counted, _linear_quantile(ordered, size, np.where(counted, q, 0.0)), np.nan)
+        for q in (low_q, high_q)
+    )
     return ConfidenceInterval(low, high)
+
+
+def _linear_quantile(ordered: Floats, size: Ints, q: Floats) -> Floats:
+    """Quantile `q` of the first `size` values of each sorted row, as :func:`numpy.quantile`."""
+    virtual = (size - 1) * q
+    previous = np.floor(virtual)
+    gamma = virtual - previous
+    last = np.maximum(size - 1, 0)
+    before = np.where(virtual >= size - 1, last, np.maximum(previous, 0)).astype(np.intp)
+    after = np.where(virtual >= size - 1, last, previous + 1).astype(np.intp)
+    rows = np.arange(len(ordered))
+    a, b = ordered[rows, before], ordered[rows, after]
+    difference = b - a
+    # numpy's _lerp: from below for gamma < 0.5, from above otherwise
+    value: Floats = np.where(gamma >= 0.5, b - difference * (1 - gamma), a + difference * gamma)
+    return value
 
 
 def _acceleration(tasks: Ints, values: Floats) -> Floats:

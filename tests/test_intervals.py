@@ -8,6 +8,7 @@ from statsmodels.stats.proportion import proportion_confint
 import passk_lab as pk
 from passk_lab._bootstrap import (
     _acceleration,
+    _limits,
     _resample_cells,
     task_bootstrap,
     two_level_bootstrap,
@@ -267,3 +268,28 @@ def test_pass_at_1_se_interval_and_frame():
     ]
     with pytest.raises(ValueError, match="'clustered' or 'naive'"):
         error.confidence_interval(method="robust")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bootstrap_limits_are_numpys_quantiles_bit_for_bit(seed):
+    # one sort of every column in place of numpy.quantile column by column: ties, NaN
+    # replicates (resamples that counted no task), one finite replicate, q at 0 and 1
+    rng = np.random.default_rng(seed)
+    rows, columns = [1, 2, 7, 1000, 10_000, 333][seed], 9
+    replicates = (
+        rng.integers(0, 6, (rows, columns)) / 5.0 if seed % 2 else rng.random((rows, columns))
+    )
+    replicates[rng.random((rows, columns)) < 0.1 * (seed % 3)] = np.nan
+    replicates[1:, 0] = np.nan
+    estimate = np.append(rng.random(columns - 1), np.nan)
+    low_q = np.concatenate([[0.0, 1.0], rng.uniform(0, 0.5, columns - 2)])
+    high_q = np.concatenate([[1.0, 0.0], rng.uniform(0.5, 1, columns - 2)])
+    low, high = _limits(replicates, estimate, low_q, high_q)
+    for column in range(columns):
+        values = replicates[:, column]
+        values = values[np.isfinite(values)]
+        if np.isnan(estimate[column]) or len(values) == 0:
+            assert np.isnan([low[column], high[column]]).all()
+            continue
+        expected = np.quantile(values, [low_q[column], high_q[column]])
+        assert (low[column], high[column]) == (expected[0], expected[1])
