@@ -11,6 +11,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import settings
+
+# Every property test draws the same examples on every machine and every run, so that a CI run
+# is reproducible: a failure is found by the budget each test sets, never by luck.
+settings.register_profile("reproducible", derandomize=True, deadline=None, print_blob=True)
+settings.load_profile("reproducible")
 
 TAU_BENCH = Path(__file__).parents[1] / ".." / "shared" / "data" / "tau-bench"
 
