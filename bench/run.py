@@ -19,6 +19,7 @@ import bench_harness
 import bench_intervals
 import bench_io
 import bench_memory
+import bench_notebooks
 import bench_scaling
 import bench_seeded
 import bench_simulate
@@ -42,6 +43,7 @@ MODULES = {
         bench_memory,
         bench_dask,
         bench_harness,
+        bench_notebooks,
     )
 }
 SCALING = "scaling"
