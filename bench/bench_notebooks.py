@@ -7,6 +7,7 @@ of notebooks cost with nothing in them.
 
 from __future__ import annotations
 
+import subprocess
 import time
 from pathlib import Path
 
@@ -22,7 +23,7 @@ def _execute(notebook: nbformat.NotebookNode, folder: Path) -> float:
     started = time.perf_counter()
     NotebookClient(
         notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": folder}}
-    ).execute()
+    ).execute(stderr=subprocess.DEVNULL)  # the kernel's start-up notices
     return time.perf_counter() - started
 
 
