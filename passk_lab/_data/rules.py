@@ -244,11 +244,12 @@ def run_numbers(runs: pd.DataFrame) -> npt.NDArray[np.integer[Any]]:
         if index.dtype == np.uint64:
             index = index.view(np.int64)
     else:
-        with np.errstate(invalid="ignore"):  # NaN, infinities and huge values cast to nonsense
+        with np.errstate(invalid="ignore"):  # infinities and huge values cast to nonsense
             index = values.astype(np.int64)
-        # a value the cast changed is a fraction, unless it is too large for int64
-        changed = index != values
-        if changed.any() and not np.all(np.mod(values[changed], 1) == 0):
+            # a value the cast changed is a fraction, unless it is too large for int64
+            changed = index != values
+            fractions = changed.any() and not np.all(np.mod(values[changed], 1) == 0)
+        if fractions:
             raise ValueError("run must hold whole numbers, got fractions; number the runs 0, 1, 2")
     if index.dtype.kind == "i" and index.min() < 0:
         row = int(np.argmin(index))

@@ -182,8 +182,14 @@ def _small_key(codes: list[Ints]) -> Ints | None:
 
 def _first_appearance(codes: list[Ints], small: Ints | None) -> Ints:
     """Return the tuples' dense codes in order of first appearance."""
-    if small is not None:
-        return pd.factorize(small)[0]
+    if small is not None:  # no hashing: rank each value by where it first appears
+        first = np.full(int(small.max()) + 1, len(small), dtype=np.int64)
+        np.minimum.at(first, small, np.arange(len(small)))
+        present = np.flatnonzero(first < len(small))
+        rank = np.empty(len(first), dtype=np.int64)
+        rank[present[np.argsort(first[present])]] = np.arange(len(present))
+        ranked: Ints = rank[small]
+        return ranked
     segment, _ = pd.factorize(codes[0])
     for values in codes[1:]:
         dense, _ = pd.factorize(values)
@@ -235,9 +241,20 @@ def _segments(compared: list[Any]) -> Ints | None:
     return None if int(segment.max()) + 1 == len(segment) else segment
 
 
-def _taken(columns: dict[str, Any], rows: npt.NDArray[np.intp]) -> pd.DataFrame:
-    """Return the given rows of the columns (pandas arrays), as a frame numbered from 0."""
-    return pd.DataFrame({name: values.take(rows) for name, values in columns.items()}, copy=False)
+def _frame(columns: dict[str, Any], rows: npt.NDArray[np.intp] | None = None) -> pd.DataFrame:
+    """Return the columns (pandas arrays), or their given rows, as a frame numbered from 0.
+
+    Each keeps its exact dtype: object text is not inferred to be ``str``.
+    """
+    return pd.DataFrame(
+        {
+            name: pd.Series(
+                values if rows is None else values.take(rows), dtype=values.dtype, copy=False
+            )
+            for name, values in columns.items()
+        },
+        copy=False,
+    )
 
 
 def find_units(runs: pd.DataFrame, keys: Sequence[str]) -> Units:
@@ -267,13 +284,13 @@ def find_units(runs: pd.DataFrame, keys: Sequence[str]) -> Units:
         taken = {name: runs[name].array for name in keys}
     segment = _segments([head.compared for head in heads])
     if segment is None:
-        labels = pd.DataFrame(taken, copy=False) if labelled else _taken(taken, starts)
+        labels = _frame(taken) if labelled else _frame(taken, starts)
         return Units(codes=None, starts=starts, sizes=sizes, labels=labels)
     unit = np.repeat(segment, sizes).astype(np.intp)
     seen = np.maximum.accumulate(np.concatenate(([-1], segment[:-1])))
     firsts = np.flatnonzero(segment > seen)
     first = starts[firsts]
-    labels = _taken(taken, firsts if labelled else first)
+    labels = _frame(taken, firsts if labelled else first)
     sizes = np.bincount(unit, minlength=len(first))
     return Units(codes=unit, starts=first, sizes=sizes, labels=labels)
 
