@@ -219,6 +219,18 @@ def test_each_layout_takes_its_path(kind, layout, contiguous):
     assert_counts(pk.tally(runs), brute_tally(runs))
 
 
+@pytest.mark.parametrize("block", [1, 2, 1 << 18])
+def test_text_in_chunks_counts_what_a_dict_counts(block):
+    first = pd.DataFrame({"task": ["x", "x", "y"], "run": [0, 1, 0], "passed": [1, 0, 1]})
+    second = pd.DataFrame({"task": ["y", "z", "z"], "run": [1, 0, 1], "passed": [1, 1, 0]})
+    for parts in ([first, second], [second, first]):  # the second revisits y
+        runs = pd.concat([part.astype({"task": "str"}) for part in parts], ignore_index=True)
+        assert pa.array(runs["task"].array).num_chunks == 2
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(units, "BLOCK", block)
+            assert_counts(pk.tally(runs), brute_tally(runs))
+
+
 def test_many_runs_per_task_are_summed_past_255():
     rng = np.random.default_rng(5)
     sizes = [300, 3, 70_000, 1]  # sums in uint16, then uint32
