@@ -250,6 +250,8 @@ READ_ALIKE = {
     ),
     "fields that vary between lines": lines('{"b":1,"a":2}', '{"a":3,"c":"x"}', '{"d":true}'),
     "Windows line ends": lines('{"a":1}\r', '{"a":2.5}\r'),
+    "mixed line ends": b'{"a":1}\r\n{"a":2}\n{"a":3}\r\n',
+    "a return at the end": b'{"a":1}\n{"a":2}\r',
     "no line end after the last line": b'{"a":1}\n{"a":2.5}',
     "one line": b'{"task":"t","passed":true}',
     "a field new, a type widened and text after dates, past the first block": lines(
@@ -286,7 +288,6 @@ READ_BY_PANDAS = {
     "two on a line and one over two": lines('{"a":1}{"b":', "2}"),
     "objects split by a comma": lines('{"a":1},{"a":2}'),
     "old Mac line ends": b'{"a":1}\r{"a":2}\r',
-    "mixed line ends": b'{"a":1}\r\n{"a":2}\n{"a":3}\r\n',
     "a first line of null": lines("null", '{"a":1}'),
     "a line of null": lines('{"a":1}', "null"),
     "a line that is a list": lines('{"a":1}', "[1, 2]"),

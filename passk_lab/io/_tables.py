@@ -191,7 +191,8 @@ def _json_lines_by_pyarrow(file: Path) -> pd.DataFrame | None:
     pyarrow takes some that pandas refuses), and wherever the two readers part:
     text that is not UTF-8, a nested value, an integer past int64, a number that
     underflows, a column pandas reads as dates (named ``*_at``, ``*_time``,
-    ``timestamp*``, ``date``, ...), column names it reads as numbers or dates.
+    ``timestamp*``, ``date``, ...), column names it reads as numbers or dates,
+    no column at all.
     """
     try:
         import pyarrow as pa  # type: ignore[import-untyped]
@@ -204,7 +205,8 @@ def _json_lines_by_pyarrow(file: Path) -> pd.DataFrame | None:
         return None
     with source:
         buffer = source.read_buffer()
-        # checked before pyarrow reads it: pyarrow 26 crashes on a file that starts with `null`
+        # checked before pyarrow reads it: pyarrow 26 crashes when a block of its own (the
+        # first line, or a line further on) starts with `null`, and here every line starts "{"
         bounds = _line_bounds(np.frombuffer(buffer, np.uint8))
         if bounds is None:
             return None
@@ -217,8 +219,8 @@ def _json_lines_by_pyarrow(file: Path) -> pd.DataFrame | None:
             return None
         stamps = [field.name for field in table.schema if pa.types.is_timestamp(field.type)]
         if stamps:  # pyarrow reads ISO dates as timestamps, pandas keeps the text
-            text = pa.schema([(name, pa.string()) for name in stamps])
-            options = pa_json.ParseOptions(explicit_schema=text, unexpected_field_behavior="infer")
+            texts = pa.schema([(name, pa.string()) for name in stamps])
+            options = pa_json.ParseOptions(explicit_schema=texts, unexpected_field_behavior="infer")
             try:
                 table = pa_json.read_json(pa.BufferReader(buffer), parse_options=options)
             except pa.ArrowException:
@@ -242,9 +244,10 @@ def _json_lines_by_pyarrow(file: Path) -> pd.DataFrame | None:
                 continue
             if pa.types.is_float64(column.type):
                 size = np.abs(values.to_numpy())
-                if (size >= _INT64_END).any() or ((size < _TINY) & (size > 0)).any():
+                small = np.flatnonzero(size < _TINY)
+                if (size >= _INT64_END).any() or size[small].any():
                     return None
-                zeros.append(np.flatnonzero(size == 0))
+                zeros.append(small)
             elif pa.types.is_null(column.type) or column.null_count:
                 values = values.astype(np.float64)  # pandas' reader: NaN, and 1.0 for true
             if values.dtype == np.float64:
@@ -254,29 +257,40 @@ def _json_lines_by_pyarrow(file: Path) -> pd.DataFrame | None:
     return frame
 
 
+_CHUNK = 1 << 18
+"""Bytes looked through at a time for line breaks, so that they are in cache when checked."""
+
+_NEWLINE, _RETURN, _OPEN, _CLOSE = (ord(mark) for mark in "\n\r{}")
+
+
 def _line_bounds(text: np.ndarray) -> np.ndarray | None:
     r"""Return where each line of a JSON Lines file starts (and the last ends), one object a line.
 
-    The file must start with ``{`` and end with ``}`` (and one line break at
-    most), and each line break (``\n``, or throughout ``\r\n``) stand between
-    a ``}`` and a ``{``. In JSON those stand apart only between two top-level
-    values, so every line holds one at least; that each holds one and no more,
-    the count of rows tells. None otherwise.
+    The file must start with ``{`` and end with ``}`` (and a line break at
+    most), and each line break (``\n`` or ``\r\n``) stand between a ``}`` and
+    a ``{``. In JSON those stand apart only between two top-level values, so
+    every line holds one at least; that each holds one and no more, the count
+    of rows tells. None otherwise.
     """
-    breaks = np.flatnonzero(text == ord("\n"))
-    crlf = bool(breaks.size) and breaks[0] > 0 and text[breaks[0] - 1] == ord("\r")
-    width = 2 if crlf else 1
     end = len(text)
-    if breaks.size and breaks[-1] == end - 1:
-        breaks, end = breaks[:-1], end - width
-    if end <= 0 or text[0] != ord("{") or text[end - 1] != ord("}"):
+    for mark in (_NEWLINE, _RETURN):  # the last line's break
+        if end and text[end - 1] == mark:
+            end -= 1
+    if not end or text[0] != _OPEN or text[end - 1] != _CLOSE:
         return None
-    between = (text[breaks - width] == ord("}")) & (text[breaks + 1] == ord("{"))
-    if crlf:
-        between &= text[breaks - 1] == ord("\r")
-    if not between.all():
-        return None
-    return np.concatenate(([0], breaks + 1, [end]))
+    breaks = []
+    found = np.empty(_CHUNK, dtype=bool)
+    for start in range(0, end, _CHUNK):
+        chunk = text[start : min(start + _CHUNK, end)]
+        lines_end = np.flatnonzero(np.equal(chunk, _NEWLINE, out=found[: len(chunk)])) + start
+        before = text[lines_end - 1]
+        returns = before == _RETURN
+        if returns.any():
+            before = np.where(returns, text[lines_end - 2], before)
+        if not ((before == _CLOSE) & (text[lines_end + 1] == _OPEN)).all():
+            return None
+        breaks.append(lines_end)
+    return np.concatenate([[0], *(lines_end + 1 for lines_end in breaks), [end]])
 
 
 def _underflows(text: memoryview, bounds: np.ndarray, rows: np.ndarray) -> bool:
@@ -303,7 +317,7 @@ def _plain_names(names: list[str]) -> bool:
 
 def _numbers_as_pandas_reads_them(text: pd.Series) -> pd.Series:
     """Convert a text column as pandas' JSON reader does: to numbers when every value is one."""
-    first = text.first_valid_index()
+    first = 0 if pd.notna(text.iloc[0]) else text.first_valid_index()
     try:
         # the conversion goes value by value, so a first value that fails fails the column
         text.loc[first:first].astype(np.float64)
