@@ -290,6 +290,8 @@ READ_BY_PANDAS = {
     "old Mac line ends": b'{"a":1}\r{"a":2}\r',
     "a first line of null": lines("null", '{"a":1}'),
     "a line of null": lines('{"a":1}', "null"),
+    # pyarrow crashes on a block of its own that starts with null: it never sees these
+    "lines of null past pyarrow's first block": lines('{"a":1}', *["null"] * 300_000),
     "a line that is a list": lines('{"a":1}', "[1, 2]"),
     "a broken line": lines('{"a":1}', '{"a":tr'),
     "an empty file": b"",
