@@ -220,7 +220,7 @@ def verdicts(runs: pd.DataFrame, threshold: float) -> Bools:
 
 
 def run_numbers(runs: pd.DataFrame) -> npt.NDArray[np.integer[Any]]:
-    """Return ``run`` as whole numbers ``>= 0`` in the column's own integer type, with no copy.
+    """Return ``run`` as whole numbers ``>= 0``, an integer column as it is (no copy).
 
     Whole floats become int64, as do unsigned 64-bit integers (so that one too large for
     int64 is refused as a negative run). Refuse anything else saying how to number runs.
