@@ -337,3 +337,18 @@ def test_compact_runs_refuse_what_tally_refuses():
         pk.compact_runs(runs)
     with pytest.raises(ValueError, match="neither a passed nor a reward"):
         pk.compact_runs(runs.drop(columns="passed"))
+
+
+@pytest.mark.parametrize("width", [0, 1, 5, 8, 13, 16, 64, 31 * 8, 31 * 8 + 3, 32 * 8, 300 * 8])
+def test_matrix_passes_are_counted_row_by_row(width):
+    # eight cells to a word, 31 words to a sum, rows a block at a time: every path against
+    # a count in Python; a matrix whose rows are not contiguous, and one with no rows
+    rng = np.random.default_rng(width)
+    rows = 3 if width > 1000 else 70_000
+    matrix = rng.random((rows, width)) < rng.random((rows, 1))
+    matrix[0] = True
+    expected = [sum(row) for row in matrix.tolist()]
+    assert pk.tally(matrix)["c"].tolist() == expected
+    assert pk.tally(np.asfortranarray(matrix))["c"].tolist() == expected
+    assert pk.tally(matrix[:, ::-1])["c"].tolist() == expected
+    assert pk.tally(matrix[:0])["c"].tolist() == []

@@ -42,7 +42,10 @@ class Cells:
         codes, labels = summary.groups()
         n, c = summary.n, summary.c
         width = int(n.max()) + 1
-        key = (codes.astype(np.int64) * width + n) * width + c
+        key = np.multiply(n, width, dtype=np.int64)
+        key += c
+        if len(labels) > 1:  # one group needs no group codes in the key
+            key += codes.astype(np.int64) * (width * width)
         size = len(labels) * width * width
         if size <= 4 * len(key) + (1 << 16):
             counts = np.bincount(key, minlength=size)

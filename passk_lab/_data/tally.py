@@ -179,15 +179,7 @@ def _tally_matrix(
                 f"an outcome matrix array must be 2-D bool (tasks x runs), got "
                 f"{matrix.ndim}-D {matrix.dtype}"
             )
-        # sum each row's bytes in the smallest type that holds its length: no copy of the matrix
-        width = matrix.shape[1]
-        cells = matrix.view(np.uint8)
-        within = np.min_scalar_type(width)
-        if matrix.flags.c_contiguous and matrix.size:  # rows one after another: one reduceat
-            rows = np.arange(0, matrix.size, width)
-            c = np.add.reduceat(cells.reshape(-1), rows, dtype=within).astype(np.int64)
-        else:
-            c = cells.sum(axis=1, dtype=within).astype(np.int64)
+        c = _row_passes(matrix)
         n = np.full(len(matrix), matrix.shape[1], dtype=np.int64)
         labels = pd.DataFrame({"task": np.arange(len(matrix), dtype=np.int64)}, copy=False)
         return Tally(labels=labels, n=n, c=c, n_errors=None, by=(), errors=errors)
@@ -215,6 +207,49 @@ def _tally_matrix(
             c += column.to_numpy(dtype=np.bool_)
     labels = matrix.index.to_frame(index=False)[[*by, "task"]]
     return Tally(labels=labels, n=n, c=c, n_errors=None, by=by, errors=errors)
+
+
+_BLOCK_BYTES = 1 << 18  # rows of the matrix summed at once: they stay in the cache
+_BYTE_ONES = np.uint64(0x0101010101010101)
+_WORDS = 31  # words of a row summed before their bytes are gathered: 8 * 31 < 256
+
+
+def _row_passes(matrix: Bools) -> Ints:
+    """Count each row's True cells of a 2-D bool array, eight cells to a machine word.
+
+    A bool is one byte, 0 or 1. Up to 31 of a row's 8-byte words hold at most
+    248 passes, so their sum has no carry between bytes and neither has the
+    sum of its eight bytes, which multiplying by ``0x0101010101010101``
+    gathers into the top byte: the count, at about three operations a word, a
+    few times faster than ``matrix.sum(axis=1)``. Rows are
+    taken a cache-sized block at a time; a matrix whose rows are not
+    contiguous is summed by numpy.
+    """
+    rows, width = matrix.shape
+    cells = matrix.view(np.uint8)
+    if not matrix.flags.c_contiguous:
+        return cells.sum(axis=1, dtype=np.int64)
+    whole = width // 8
+    counts = np.empty(rows, dtype=np.int64)
+    step = max(1, _BLOCK_BYTES // max(width, 1))
+    spare = np.empty(min(step, rows), dtype=np.uint64)
+    for low in range(0, rows, step):
+        block = cells[low : low + step]
+        total = counts[low : low + len(block)]
+        total[:] = 0
+        if whole:
+            words = np.ascontiguousarray(block[:, : whole * 8]).view(np.uint64)
+            word_sum = spare[: len(block)]
+            for first in range(0, whole, _WORDS):
+                np.copyto(word_sum, words[:, first])
+                for column in range(first + 1, min(first + _WORDS, whole)):
+                    word_sum += words[:, column]
+                word_sum *= _BYTE_ONES
+                word_sum >>= np.uint64(56)
+                total += word_sum.view(np.int64)
+        for column in range(whole * 8, width):
+            total += block[:, column]
+    return counts
 
 
 def as_tally(
