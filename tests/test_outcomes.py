@@ -352,3 +352,13 @@ def test_matrix_passes_are_counted_row_by_row(width):
     assert pk.tally(np.asfortranarray(matrix))["c"].tolist() == expected
     assert pk.tally(matrix[:, ::-1])["c"].tolist() == expected
     assert pk.tally(matrix[:0])["c"].tolist() == []
+
+
+def test_bool_cells_viewed_from_other_bytes_count_once():
+    # np.frombuffer or .view(bool) may give True bytes other than 1: each counts as one pass
+    raw = np.array([[2, 1, 1, 1, 1, 1, 1, 1, 255], [0, 0, 7, 0, 0, 0, 0, 0, 0]], dtype=np.uint8)
+    matrix = raw.view(np.bool_)
+    assert pk.tally(matrix)["c"].tolist() == [9, 1]
+    runs = pd.DataFrame({"task": np.repeat([0, 1], 9), "run": np.tile(range(9), 2)})
+    runs["passed"] = raw.reshape(-1).view(np.bool_)
+    assert pk.tally(runs)["c"].tolist() == [9, 1]

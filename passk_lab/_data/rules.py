@@ -35,6 +35,7 @@ __all__ = [
     "ErrorPolicy",
     "Flags",
     "as_frame",
+    "bool_bytes",
     "by_columns",
     "display",
     "errored_runs",
@@ -219,11 +220,24 @@ def verdicts(runs: pd.DataFrame, threshold: float) -> Bools:
     )
 
 
+def bool_bytes(mask: Bools) -> npt.NDArray[np.uint8]:
+    """Return the bytes of a bool array, each 0 or 1, for summing.
+
+    numpy writes True as 1, but a bool array viewed from other bytes
+    (``np.frombuffer(..., bool)``, ``.view(bool)``) may hold any non-zero
+    byte; such an array is made canonical first, so that sums count cells.
+    """
+    cells = mask.view(np.uint8)
+    if cells.size and int(cells.max()) > 1:
+        return (cells != 0).view(np.uint8)
+    return cells
+
+
 def run_numbers(runs: pd.DataFrame) -> npt.NDArray[np.integer[Any]]:
     """Return ``run`` as whole numbers ``>= 0``, an integer column as it is (no copy).
 
-    Whole floats become int64, as do unsigned 64-bit integers (so that one too large for
-    int64 is refused as a negative run). Refuse anything else saying how to number runs.
+    Whole floats and unsigned 64-bit integers become int64; a run number too large for
+    int64 is refused, as is anything else, saying how to number runs.
     """
     column = runs["run"]
     dtype = column.dtype
@@ -239,14 +253,22 @@ def run_numbers(runs: pd.DataFrame) -> npt.NDArray[np.integer[Any]]:
             f"0, 1, 2, ... (for example runs.groupby('task').cumcount())"
         )
     values = column.to_numpy()
+    with np.errstate(invalid="ignore"):
+        huge = np.isfinite(values) & (values >= 2**63) if values.dtype.kind in "uf" else None
+    if huge is not None and huge.any():
+        row = int(np.argmax(huge))
+        raise ValueError(
+            f"run {values[row]} at row {row} is too large for a run number; number the runs "
+            f"of each task 0, 1, 2, ... (for example runs.groupby('task').cumcount())"
+        )
     if pd.api.types.is_integer_dtype(dtype):
         index = values if values.dtype.kind in "iu" else values.astype(np.int64)
         if index.dtype == np.uint64:
             index = index.view(np.int64)
     else:
-        with np.errstate(invalid="ignore"):  # infinities and huge values cast to nonsense
+        with np.errstate(invalid="ignore"):  # infinities cast to nonsense
             index = values.astype(np.int64)
-            # a value the cast changed is a fraction, unless it is too large for int64
+            # a value the cast changed is a fraction or infinite
             changed = index != values
             fractions = changed.any() and not np.all(np.mod(values[changed], 1) == 0)
         if fractions:

@@ -19,6 +19,7 @@ from passk_lab._data.rules import (
     By,
     ErrorPolicy,
     as_frame,
+    bool_bytes,
     by_columns,
     display,
     errored_runs,
@@ -217,7 +218,7 @@ _WORDS = 31  # words of a row summed before their bytes are gathered: 8 * 31 < 2
 def _row_passes(matrix: Bools) -> Ints:
     """Count each row's True cells of a 2-D bool array, eight cells to a machine word.
 
-    A bool is one byte, 0 or 1. Up to 31 of a row's 8-byte words hold at most
+    A bool is one byte, 0 or 1 (:func:`bool_bytes`). Up to 31 of a row's 8-byte words hold at most
     248 passes, so their sum has no carry between bytes and neither has the
     sum of its eight bytes, which multiplying by ``0x0101010101010101``
     gathers into the top byte: the count, at about three operations a word, a
@@ -226,8 +227,8 @@ def _row_passes(matrix: Bools) -> Ints:
     contiguous is summed by numpy.
     """
     rows, width = matrix.shape
-    cells = matrix.view(np.uint8)
-    if not matrix.flags.c_contiguous:
+    cells = bool_bytes(matrix)
+    if not cells.flags.c_contiguous:
         return cells.sum(axis=1, dtype=np.int64)
     whole = width // 8
     counts = np.empty(rows, dtype=np.int64)

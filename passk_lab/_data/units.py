@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from passk_lab._data.rules import missing_key, repeated_run
+from passk_lab._data.rules import bool_bytes, missing_key, repeated_run
 from passk_lab._typing import Bools, Ints
 
 __all__ = ["BLOCK", "Units", "check_unique_runs", "find_units"]
@@ -223,7 +223,7 @@ class Units:
             # Sum the mask's bytes in the smallest type that holds a unit's rows: for up to
             # 255 runs a task that is the mask itself, with no copy.
             within = np.min_scalar_type(int(self.sizes.max()))
-            sums = np.add.reduceat(mask.view(np.uint8), self.starts, dtype=within)
+            sums = np.add.reduceat(bool_bytes(mask), self.starts, dtype=within)
             return sums.astype(np.int64)
         counts = np.bincount(self.codes, weights=mask, minlength=self.size)
         return counts.astype(np.int64)
