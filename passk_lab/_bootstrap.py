@@ -13,6 +13,7 @@ from typing import Literal, TypeAlias
 import numpy as np
 
 from passk_lab._checks import confidence
+from passk_lab._choices import BOOTSTRAP_METHODS
 from passk_lab._interval import ConfidenceInterval, normal_cdf, normal_quantile, z_value
 from passk_lab._typing import Floats, Ints
 
@@ -25,7 +26,6 @@ __all__ = [
 ]
 
 BootstrapMethod: TypeAlias = Literal["percentile", "bca"]
-BOOTSTRAP_METHODS: tuple[str, ...] = ("percentile", "bca")
 
 
 def weighted_means(weights: Ints, values: Floats) -> Floats:

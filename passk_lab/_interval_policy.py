@@ -17,11 +17,12 @@ from typing import Literal, NamedTuple, TypeAlias
 
 import numpy as np
 
-from passk_lab._bootstrap import BOOTSTRAP_METHODS, task_bootstrap, two_level_bootstrap
+from passk_lab._bootstrap import task_bootstrap, two_level_bootstrap
 from passk_lab._checks import confidence, positive_int
+from passk_lab._choices import INTERVAL_METHODS
 from passk_lab._data.cells import products
 from passk_lab._typing import Floats, Ints
-from passk_lab.intervals import BINOMIAL_METHODS, BinomialMethod, binomial_ci
+from passk_lab.intervals import BinomialMethod, binomial_ci
 
 __all__ = [
     "INTERVAL_METHODS",
@@ -45,7 +46,6 @@ IntervalMethod: TypeAlias = Literal[
     "two-level",
 ]
 Resampling: TypeAlias = Literal["percentile", "bca", "two-level"]
-INTERVAL_METHODS: tuple[str, ...] = ("auto", *BINOMIAL_METHODS, *BOOTSTRAP_METHODS, "two-level")
 
 _CHOICES: dict[IntervalMethod, tuple[BinomialMethod | None, Resampling]] = {
     "auto": ("wilson", "bca"),

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from passk_lab._choices import FORMATS, INTERVAL_METHODS
 from passk_lab._version import __version__
 
 if TYPE_CHECKING:
@@ -19,31 +20,6 @@ __all__ = ["main"]
 
 # Every command imports what it needs when it runs: `passk-lab --help` imports no numpy,
 # pandas or scipy.
-
-
-class _Choices:
-    """The values an option takes, read from the library only when an option is checked."""
-
-    def __init__(self, values: Callable[[], Sequence[str]]) -> None:
-        self._values = values
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._values())
-
-    def __contains__(self, value: object) -> bool:
-        return value in self._values()
-
-
-def _formats() -> Sequence[str]:
-    from passk_lab.io import FORMATS
-
-    return ["auto", *FORMATS]
-
-
-def _interval_methods() -> Sequence[str]:
-    from passk_lab._interval_policy import INTERVAL_METHODS
-
-    return INTERVAL_METHODS
 
 
 def _reproduce(args: argparse.Namespace) -> int:
@@ -164,7 +140,7 @@ def _input_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--format",
-        choices=_Choices(_formats),
+        choices=["auto", *FORMATS],
         default="auto",
         metavar="FORMAT",
         help="of RUNS_FILE: %(choices)s (default: auto, told from the suffix and the first "
@@ -201,7 +177,7 @@ def _curve_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--method",
-        choices=_Choices(_interval_methods),
+        choices=INTERVAL_METHODS,
         default="auto",
         metavar="METHOD",
         help="interval of pass^k and pass@k: %(choices)s (default: auto, Wilson where every "

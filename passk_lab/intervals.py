@@ -24,6 +24,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from passk_lab._checks import confidence
+from passk_lab._choices import BINOMIAL_METHODS
 from passk_lab._data.cells import Cells
 from passk_lab._data.rules import ErrorPolicy
 from passk_lab._data.tally import as_tally
@@ -43,13 +44,6 @@ __all__ = [
 BinomialMethod: TypeAlias = Literal[
     "wilson", "clopper_pearson", "jeffreys", "agresti_coull", "wald"
 ]
-BINOMIAL_METHODS: tuple[str, ...] = (
-    "wilson",
-    "clopper_pearson",
-    "jeffreys",
-    "agresti_coull",
-    "wald",
-)
 
 
 def _counts(name: str, value: object) -> Floats:

@@ -227,9 +227,9 @@ def bool_bytes(mask: Bools) -> npt.NDArray[np.uint8]:
     (``np.frombuffer(..., bool)``, ``.view(bool)``) may hold any non-zero
     byte; such an array is made canonical first, so that sums count cells.
     """
-    cells = mask.view(np.uint8)
+    cells: npt.NDArray[np.uint8] = mask.view(np.uint8)
     if cells.size and int(cells.max()) > 1:
-        return (cells != 0).view(np.uint8)
+        cells = (cells != 0).view(np.uint8)
     return cells
 
 

@@ -229,7 +229,8 @@ def _row_passes(matrix: Bools) -> Ints:
     rows, width = matrix.shape
     cells = bool_bytes(matrix)
     if not cells.flags.c_contiguous:
-        return cells.sum(axis=1, dtype=np.int64)
+        summed: Ints = cells.sum(axis=1, dtype=np.int64)
+        return summed
     whole = width // 8
     counts = np.empty(rows, dtype=np.int64)
     step = max(1, _BLOCK_BYTES // max(width, 1))

@@ -2,8 +2,9 @@
 
 Each format is a :class:`Format` row of :data:`REGISTRY`. :func:`detect_format`
 asks the rows in order whether a file is theirs, :func:`read` calls the
-chosen row's reader, and :data:`FORMATS` lists the rows' names; a new
-reader is its own module and one row here.
+chosen row's reader, and :data:`FORMATS` (from :mod:`passk_lab._choices`, which
+the command line reads without importing a reader) names the rows; a new
+reader is its own module, one row here and its name there.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from passk_lab._choices import FORMATS
 from passk_lab.harness import read_ledger
 from passk_lab.harness._ledger import FORMAT as LEDGER_FORMAT
 from passk_lab.io._inspect_logs import read_inspect_log
@@ -120,17 +122,16 @@ def _read_ledger_runs(path: str | Path) -> pd.DataFrame:
     return read_ledger(path).runs
 
 
-REGISTRY: tuple[Format, ...] = (
-    Format("tau-bench", read_tau_bench, _is_tau_bench),
-    Format("inspect", read_inspect_log, _is_inspect),
-    Format("table", read_runs, _is_table),
-    Format("ledger", _read_ledger_runs, _is_ledger),
-)
-"""Every format :func:`read` knows, in the order :func:`detect_format` asks them."""
+_READERS: dict[str, tuple[Callable[..., pd.DataFrame], Callable[[Path], bool]]] = {
+    "tau-bench": (read_tau_bench, _is_tau_bench),
+    "inspect": (read_inspect_log, _is_inspect),
+    "table": (read_runs, _is_table),
+    "ledger": (_read_ledger_runs, _is_ledger),
+}
 
-FORMATS: tuple[str, ...] = tuple(row.name for row in REGISTRY)
-"""The names of the formats :func:`read` knows (the ``format=`` it takes), in :data:`REGISTRY`'s
-order."""
+REGISTRY: tuple[Format, ...] = tuple(Format(name, *_READERS[name]) for name in FORMATS)
+"""Every format :func:`read` knows, in the order :func:`detect_format` asks them: the order of
+:data:`FORMATS`, the names the command line offers without importing a reader."""
 
 
 def detect_format(path: str | Path) -> str:
