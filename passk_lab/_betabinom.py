@@ -41,7 +41,7 @@ _EDGE = 1e-12  # distance kept from mu = 0, mu = 1 and rho = 1, where the likeli
 _LOWER = np.array([_EDGE, 0.0])  # the box of (mu, rho) searched
 _UPPER = np.array([1.0 - _EDGE, 1.0 - _EDGE])
 _MAX_STEPS = 200  # Newton steps from one start; about 20 reach the maximum to 1e-15
-_NO_DERIVATIVE = np.empty(0)  # what _derivatives returns for an order it was not asked
+_NO_DERIVATIVE = np.empty(0)  # what _derivatives returns when not asked for them
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,9 +69,9 @@ def _indicators(n: Ints, c: Ints) -> tuple[Floats, Floats, Floats]:
 
 
 def _derivatives(
-    mu: float, rho: float, counts: _Counts, order: int
+    mu: float, rho: float, counts: _Counts, *, hessian: bool
 ) -> tuple[float, Floats, Floats]:
-    """Return the log-likelihood in (mu, rho), its gradient if ``order >= 1``, Hessian if 2.
+    """Return the log-likelihood in (mu, rho), and its gradient and Hessian if `hessian`.
 
     Every term is ``count * log(x)`` with ``x`` one of ``mu``, ``1 - mu``,
     ``1 - rho``, ``a_i``, ``b_i``, ``d_i``: linear in each parameter, with
@@ -93,7 +93,7 @@ def _derivatives(
         + f @ np.log(b)
         - r @ np.log(d)
     )
-    if order == 0:
+    if not hessian:
         return value, _NO_DERIVATIVE, _NO_DERIVATIVE
     pa, fb, rd = p / a, f / b, r / d
     a_rho, b_rho, d_rho = i - mu, i - 1.0 + mu, i - 1.0  # d a_i / d rho, ...
@@ -103,8 +103,6 @@ def _derivatives(
             -mixed / (1.0 - rho) + float(pa @ a_rho + fb @ b_rho - rd @ d_rho),
         ]
     )
-    if order == 1:
-        return value, gradient, _NO_DERIVATIVE
     paa, fbb = pa / a, fb / b
     mu_mu = (
         -passes[0] / mu**2
@@ -148,14 +146,14 @@ def _maximise(counts: _Counts, starts: Iterable[tuple[float, float]]) -> tuple[f
     best: tuple[float, float, float] | None = None
     for start in starts:
         theta = np.clip(np.array(start, dtype=np.float64), _LOWER, _UPPER)
-        value, gradient, hessian = _derivatives(theta[0], theta[1], counts, order=2)
+        value, gradient, hessian = _derivatives(theta[0], theta[1], counts, hessian=True)
         for _ in range(_MAX_STEPS):
             free = ~(((theta <= _LOWER) & (gradient < 0)) | ((theta >= _UPPER) & (gradient > 0)))
             step = _ascent_step(gradient, hessian, free)
             length, moved = 1.0, False
             while length > 1e-12:
                 trial = np.clip(theta + length * step, _LOWER, _UPPER)
-                trial_value = _derivatives(trial[0], trial[1], counts, order=0)[0]
+                trial_value = _derivatives(trial[0], trial[1], counts, hessian=False)[0]
                 if trial_value >= value + 1e-4 * float(gradient @ (trial - theta)):
                     moved = True
                     break
@@ -164,7 +162,7 @@ def _maximise(counts: _Counts, starts: Iterable[tuple[float, float]]) -> tuple[f
                 break
             change = trial_value - value
             theta = trial
-            value, gradient, hessian = _derivatives(theta[0], theta[1], counts, order=2)
+            value, gradient, hessian = _derivatives(theta[0], theta[1], counts, hessian=True)
             if (
                 change <= 1e-15 * max(1.0, abs(value))
                 and float(np.abs(step).max()) * length < 1e-13
@@ -183,7 +181,7 @@ def _fit(counts: _Counts, starts: Iterable[tuple[float, float]]) -> tuple[float,
         return mu, np.nan, 0.0
     if len(counts.runs) < 2:  # one run per task says nothing about correlation
         mu = float(counts.passes[0] / counts.runs[0])
-        return mu, np.nan, _derivatives(mu, 0.0, counts, order=0)[0]
+        return mu, np.nan, _derivatives(mu, 0.0, counts, hessian=False)[0]
     return _maximise(counts, starts)
 
 
@@ -412,7 +410,7 @@ def fit_cells(n: Ints, c: Ints, tasks: Ints) -> BetaBinomialFit:
     counts = _Counts(*(tasks.astype(np.float64) @ part for part in _indicators(n, c)))
     pooled = float((tasks * c).sum() / (tasks * n).sum())
     mu, rho, value = _fit(counts, [(pooled, start) for start in (0.0, 0.2, 0.6)])
-    binomial = _derivatives(pooled, 0.0, counts, order=0)[0] if 0 < pooled < 1 else 0.0
+    binomial = _derivatives(pooled, 0.0, counts, hessian=False)[0] if 0 < pooled < 1 else 0.0
     constant = float((tasks * _log_binomial(n, c)).sum())
     return BetaBinomialFit(
         mean=mu,

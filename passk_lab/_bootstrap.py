@@ -51,11 +51,12 @@ def weighted_means(weights: Ints, values: Floats) -> Floats:
 def _limits(
     replicates: Floats, estimate: Floats, low_q: Floats, high_q: Floats
 ) -> ConfidenceInterval:
-    """Quantiles of each column's finite replicates; NaN where the estimate is NaN.
+    """Quantiles of each column's replicates that are not NaN; NaN where the estimate is NaN.
 
-    One sort of every column (NaN sorts last), then numpy's ``"linear"``
-    quantile of the finite part, bit for bit: :func:`numpy.quantile` column by
-    column gives the same numbers at twice the cost.
+    Replicates are means of values in [0, 1], NaN where a resample counted no
+    task. One sort of every column (NaN sorts last), then numpy's ``"linear"``
+    quantile of the part before the NaN, the numbers :func:`numpy.quantile`
+    gives column by column.
     """
     ordered = np.sort(replicates.T, axis=1)
     size = np.isfinite(ordered).sum(axis=1)

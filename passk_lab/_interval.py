@@ -8,8 +8,7 @@ a mean over tasks and the standard errors of pass@1 it uses.
 
 The normal functions come from the standard library (``math.erfc`` and
 :class:`statistics.NormalDist`, both accurate to a few units in the last
-place), so that a curve does not import scipy: it is a third of the time of
-``passk-lab analyze``.
+place), so that a curve does not import scipy.
 """
 
 from __future__ import annotations

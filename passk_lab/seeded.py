@@ -27,11 +27,8 @@ _INCREMENT = 0x6D2B79F5
 _MASK = 0xFFFFFFFF
 _TWO_32 = 4294967296.0
 # Draws per block of mulberry32. The hash makes 14 passes over a block, so its three
-# uint32 working arrays (128 KiB each at this size) should stay in a core's L2 cache:
-# one 10-million-draw block makes those passes through main memory, about 3x slower.
-# Blocks of 4,096 draws pay the per-call cost of the 14 ufuncs often enough to be
-# about 1.3x slower; 16,384 to 131,072 time alike on a 1.25 MiB L2, and this size
-# sits in that range while still fitting the 512 KiB L2 of smaller cores.
+# uint32 working arrays (128 KiB each at this size) stay in a core's L2 cache, even a
+# 512 KiB one; much smaller blocks pay the per-call cost of the 14 ufuncs too often.
 _BLOCK = 32_768
 
 

@@ -172,8 +172,8 @@ def run_line(record: RunRecord) -> str:
     """Return the ledger line of one run, newline included.
 
     The line is ``json.dumps`` of the record's fields with compact separators,
-    ``started_at`` last, written out field by field: one generic encoding per
-    run cost more than the run's other bookkeeping.
+    ``started_at`` last, written out field by field (each field's type is
+    known, so no generic encoder is needed).
     """
     task, error_type, message, kind = (
         record.task,
