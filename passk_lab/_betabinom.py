@@ -298,7 +298,7 @@ class BetaBinomialFit:
         confidence_level : float
             In (0, 1).
         n_resamples : int
-            Bootstrap resamples (each is a fit; 1,000 take about a second).
+            Bootstrap resamples (each is a fit; 1,000 take about half a second).
         rng : int, numpy.random.Generator or None
             Seed or generator, for reproducible intervals.
 
