@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 import inspect
 import itertools
@@ -706,19 +707,45 @@ class InfrastructureDown(Exception):
     pass
 
 
-def kinds_of_task(i: int, rng: np.random.Generator, lock: threading.Lock) -> Task[Any]:
-    """Task `i`: one of six behaviours, the same on every run, finishing after a random pause."""
+class _Stagger:
+    """Holds each call of an even task's run until the same call of the next task's run ends,
+    and records the order calls end in: runs taken later end first, on every machine.
 
-    def pause() -> None:
-        with lock:
-            seconds = rng.random() / 500
-        time.sleep(seconds)
+    Runs are taken in task-then-run order, so a held call waits on a run that is taken next;
+    with more workers than runs a task, a worker is always free to take it.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.calls: collections.Counter[int] = collections.Counter()
+        self.ended: collections.defaultdict[tuple[int, int], threading.Event] = (
+            collections.defaultdict(threading.Event)
+        )
+        self.order: list[tuple[int, int]] = []  # (task, its call), in the order calls end
+
+    def start(self, i: int) -> tuple[int, int]:
+        with self.lock:
+            call = (i, self.calls[i])
+            self.calls[i] += 1
+            partner = self.ended[i + 1, call[1]]
+        if i % 2 == 0:
+            partner.wait(60)  # a bound for a broken harness, not a timing
+        return call
+
+    def end(self, call: tuple[int, int]) -> None:
+        with self.lock:
+            self.order.append(call)
+            ended = self.ended[call]
+        ended.set()
+
+
+def kinds_of_task(i: int, stagger: _Stagger | None = None) -> Task[Any]:
+    """Task `i`: one of six behaviours, the same on every run; `stagger` orders when calls end."""
 
     async def four() -> int:
         return 4
 
-    def run() -> Any:
-        pause()
+    def behave() -> Any:
         if i % 6 == 2:
             raise ValueError(f"task {i} answered badly")
         if i % 6 == 3:
@@ -729,6 +756,15 @@ def kinds_of_task(i: int, rng: np.random.Generator, lock: threading.Lock) -> Tas
             return {"answer": 4}
         return i % 6 == 0
 
+    def run() -> Any:
+        if stagger is None:
+            return behave()
+        call = stagger.start(i)
+        try:
+            return behave()
+        finally:
+            stagger.end(call)
+
     def passes(result: Any) -> bool:
         return result == 4 or result == {"answer": 4} or result is True
 
@@ -736,14 +772,16 @@ def kinds_of_task(i: int, rng: np.random.Generator, lock: threading.Lock) -> Tas
 
 
 def test_concurrent_plain_runs_give_the_runs_table_of_a_sequential_evaluation(tmp_path):
-    rng, lock = np.random.default_rng(11), threading.Lock()
-    tasks = [kinds_of_task(i, rng, lock) for i in range(24)]
+    stagger = _Stagger()
     options = {"infrastructure": InfrastructureDown, "retries": 2, "backoff_s": 0.0}
     timing = ["started_at", "duration_s"]
+    tasks = [kinds_of_task(i) for i in range(24)]
     sequential = evaluate(tasks, k=3, ledger=tmp_path / "one.jsonl", **options)
+    tasks = [kinds_of_task(i, stagger) for i in range(24)]
     concurrent = evaluate(tasks, k=3, concurrency=8, ledger=tmp_path / "eight.jsonl", **options)
-    finished = concurrent.runs["started_at"] + pd.to_timedelta(concurrent.runs["duration_s"], "s")
-    assert finished.sort_values().index.tolist() != list(range(72)), "runs finished in order"
+    ended = {call: position for position, call in enumerate(stagger.order)}
+    # every run of an even task, taken before the next task's runs, ended after them
+    assert all(ended[i + 1, c] < ended[i, c] for i in range(0, 24, 2) for c in range(3))
     expected = sequential.runs.drop(columns=timing)
     pd.testing.assert_frame_equal(concurrent.runs.drop(columns=timing), expected)
     assert (concurrent.pass_at_1, concurrent.pass_pow_k) == (
