@@ -77,15 +77,14 @@ def read_runs(
         and the column.
     FileNotFoundError
         If there is no such file.
-    ImportError
-        If a Parquet file is read without pyarrow installed.
 
     Notes
     -----
-    With pyarrow installed, a JSON Lines file of one object a line and plain
-    values (numbers, text, true, false, null) is parsed by pyarrow's reader,
-    several times faster, into the frame pandas' reader gives; any other file
-    is read, or refused, by pandas' reader.
+    A JSON Lines file of one object a line and plain values (numbers, text,
+    true, false, null) is parsed by pyarrow's reader (pyarrow is a dependency,
+    always installed), several times faster, into the frame pandas' reader
+    gives. pandas' reader is the fallback: it reads, or refuses, every file
+    the fast path does not take.
 
     Examples
     --------
@@ -185,10 +184,11 @@ def _json_lines_by_pyarrow(file: Path) -> pd.DataFrame | None:
     pyarrow parses the file and pandas' conversions follow: a column of whole
     floats becomes int64, a column of numeric text becomes numbers, a boolean
     column with gaps becomes 1.0, 0.0 and NaN. None -- read the file with
-    :func:`_json_lines_by_pandas` -- when pyarrow is not installed or refuses the
-    file, when the file is anything but one object a line (a BOM, a blank line,
-    spaces around an object, two objects on a line, an object over two lines:
-    pyarrow takes some that pandas refuses), and wherever the two readers part:
+    :func:`_json_lines_by_pandas`, the fallback -- when pyarrow (a dependency)
+    cannot be imported or refuses the file, when the file is anything but one
+    object a line (a BOM, a blank line, spaces around an object, two objects
+    on a line, an object over two lines: pyarrow takes some that pandas
+    refuses), and wherever the two readers part:
     text that is not UTF-8, a nested value, an integer past int64, a number that
     underflows, a column pandas reads as dates (named ``*_at``, ``*_time``,
     ``timestamp*``, ``date``, ...), column names it reads as numbers or dates,
@@ -258,7 +258,7 @@ def _json_lines_by_pyarrow(file: Path) -> pd.DataFrame | None:
 
 
 _CHUNK = 1 << 18
-"""Bytes looked through at a time for line breaks, so that they are in cache when checked."""
+"""Bytes of the file looked through for line breaks at a time."""
 
 _NEWLINE, _RETURN, _OPEN, _CLOSE = (ord(mark) for mark in "\n\r{}")
 
