@@ -10,11 +10,9 @@ alternating rounds and the best time of each kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import pandas as pd
-from timing import Row, best_of
+from timing import Row, alternating_minima, best_of
 
 from passk_lab import pass_at_k, reliability_curve, tally
 from passk_lab._data.tally import as_tally
@@ -22,6 +20,7 @@ from passk_lab._data.tally import as_tally
 TASKS = 1_000_000
 LOOP_TASKS = 10_000  # the Python loops run on this many tasks; their time is scaled up
 K_AT = 8
+ROUNDS = 4  # alternating rounds of a curve and its floor, each timed twice a round
 
 
 def outcome_matrix(tasks: int, runs: int, rng: np.random.Generator) -> np.ndarray:
@@ -77,23 +76,16 @@ def human_eval_pass_at_k(n: np.ndarray, c: np.ndarray, k: int) -> float:
     return float(np.mean([estimator(int(a), int(b), k) for a, b in zip(n, c, strict=True)]))
 
 
-def _alternating_minima(*functions: Callable[[], object], rounds: int = 4) -> list[float]:
-    """Best time of each function, timed in turns so that a burst of load hits them all."""
-    times: list[list[float]] = [[] for _ in functions]
-    for _ in range(rounds):
-        for fn, taken in zip(functions, times, strict=True):
-            taken.append(best_of(fn, repeat=2))
-    return [min(taken) for taken in times]
-
-
 def _runs_rows(
     name: str, size: str, table: pd.DataFrame, baseline: str, target: float | None
 ) -> list[Row]:
     """The curve and its tally from one runs table, against one group-by of that table."""
-    group_by, curve, counted = _alternating_minima(
+    group_by, curve, counted = alternating_minima(
         lambda: table.groupby("task")["passed"].sum(),
         lambda: reliability_curve(table, rng=0),
         lambda: as_tally(table),
+        rounds=ROUNDS,
+        repeat=2,
     )
     return [
         Row(f"curve from runs{name}", size, curve, baseline, group_by, target=target),
@@ -109,10 +101,12 @@ def curve_rows(runs_per_task: int, variants: bool) -> list[Row]:
     result = _runs_rows(
         f", k=1..{runs_per_task}", size, runs, "groupby(task).passed.sum()", target=1.2
     )
-    row_sums, tally_matrix, from_matrix = _alternating_minima(
+    row_sums, tally_matrix, from_matrix = alternating_minima(
         lambda: matrix.sum(axis=1),
         lambda: as_tally(matrix),
         lambda: reliability_curve(matrix, rng=0),
+        rounds=ROUNDS,
+        repeat=2,
     )
     rows = matrix[:LOOP_TASKS].tolist()
     loop = best_of(lambda: source_loop(rows), repeat=1) * (TASKS / LOOP_TASKS)

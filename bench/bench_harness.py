@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from timing import Row
+from timing import Row, alternating_minima
 
 from passk_lab import Task, evaluate
 
@@ -36,18 +36,26 @@ def _tasks() -> list[Task[bool]]:
     return [Task(run=lambda: True, passes=bool, id=i) for i in range(TASKS)]
 
 
-def _best_in_rounds(
+def _cpu_and_wall_minima(
     timed: dict[str, Callable[[], object]], rounds: int
 ) -> dict[str, tuple[float, float]]:
     """Return the fastest CPU and wall-clock times of each function, all taking turns each round."""
-    best = dict.fromkeys(timed, (math.inf, math.inf))
-    for _ in range(rounds):
-        for name, fn in timed.items():
-            cpu, wall = time.process_time(), time.perf_counter()
+    walls = dict.fromkeys(timed, math.inf)
+
+    def wall_timed(name: str, fn: Callable[[], object]) -> Callable[[], None]:
+        def run() -> None:
+            started = time.perf_counter()
             fn()
-            cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-            best[name] = (min(best[name][0], cpu), min(best[name][1], wall))
-    return best
+            walls[name] = min(walls[name], time.perf_counter() - started)
+
+        return run
+
+    cpus = alternating_minima(
+        *(wall_timed(name, fn) for name, fn in timed.items()),
+        rounds=rounds,
+        clock=time.process_time,
+    )
+    return {name: (cpu, walls[name]) for name, cpu in zip(timed, cpus, strict=True)}
 
 
 def rows() -> list[Row]:
@@ -64,7 +72,7 @@ def rows() -> list[Row]:
     def with_ledger() -> None:
         evaluate(tasks, K, ledger=folder / f"ledger{next(ledgers)}.jsonl")
 
-    best = _best_in_rounds(
+    best = _cpu_and_wall_minima(
         {
             BASELINE: bare_loop,
             "evaluate()": lambda: evaluate(tasks, K),

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow.json
-from timing import Row, best_of
+from timing import Row, alternating_minima, best_of
 
 from passk_lab.io import read_runs
 
@@ -32,14 +31,6 @@ def runs_table(rng: np.random.Generator) -> pd.DataFrame:
     )
 
 
-def alternating(fns: list[Callable[[], object]], repeat: int) -> list[float]:
-    """The best of `repeat` timings of each function, taken in turns so that load falls on all."""
-    best = [float("inf")] * len(fns)
-    for _ in range(repeat):
-        best = [min(time, best_of(fn, repeat=1)) for time, fn in zip(best, fns, strict=True)]
-    return best
-
-
 def rows() -> list[Row]:
     table = runs_table(np.random.default_rng(0))
     result = []
@@ -47,8 +38,8 @@ def rows() -> list[Row]:
         path = Path(folder) / "runs.jsonl"
         table.to_json(path, orient="records", lines=True)
         # read_runs reads JSON Lines with pyarrow's reader, so that is the baseline to keep to
-        arrow, ours = alternating(
-            [lambda: pyarrow.json.read_json(path), lambda: read_runs(path, threshold=0.5)], 9
+        arrow, ours = alternating_minima(
+            lambda: pyarrow.json.read_json(path), lambda: read_runs(path, threshold=0.5), rounds=9
         )
         theirs = best_of(lambda: pd.read_json(path, lines=True), repeat=3)
         result += [

@@ -2,33 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
-from timing import Row, best_of
+from timing import Row, alternating_minima, best_of
 
 from passk_lab import mulberry32, seeded
 
 SIZE = 10_000_000
 SCALAR_SIZE = 200_000
-ROUNDS = 5  # alternating rounds of the stream and its baseline; the minimum of each is kept
-
-
-def _alternating_minima(
-    first: Callable[[], object], second: Callable[[], object]
-) -> tuple[float, float]:
-    """Best time of each of two functions, timed in turns so a burst of load hits both."""
-    first_times, second_times = [], []
-    for _ in range(ROUNDS):
-        first_times.append(best_of(first, repeat=2))
-        second_times.append(best_of(second, repeat=2))
-    return min(first_times), min(second_times)
+ROUNDS = 5  # alternating rounds of the stream and its baseline, each timed twice a round
 
 
 def rows() -> list[Row]:
     rng = np.random.default_rng(0)
-    vector, numpy_random = _alternating_minima(
-        lambda: mulberry32(42, SIZE), lambda: rng.random(SIZE)
+    vector, numpy_random = alternating_minima(
+        lambda: mulberry32(42, SIZE), lambda: rng.random(SIZE), rounds=ROUNDS, repeat=2
     )
 
     def scalar_loop() -> None:

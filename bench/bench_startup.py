@@ -7,23 +7,17 @@ file), timed alternately with the operations so that a burst of load hits both.
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from timing import Row
+from timing import Row, alternating_minima
 
 TAU_BENCH = (
     Path(__file__).parents[1] / ".." / "shared" / "data" / "tau-bench" / "gpt-4o-airline.json"
 )
 ROUNDS = 7
-
-
-def _seconds(command: list[str]) -> float:
-    started = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - started
 
 
 def _python(code: str) -> list[str]:
@@ -43,10 +37,11 @@ def rows() -> list[Row]:
             f"pandas.DataFrame(json.load(open({str(TAU_BENCH)!r}, encoding='utf-8')))"
         ),
     }
-    best = dict.fromkeys(commands, float("inf"))
-    for _ in range(ROUNDS):
-        for name, command in commands.items():
-            best[name] = min(best[name], _seconds(command))
+    runs = (
+        functools.partial(subprocess.run, command, check=True, stdout=subprocess.DEVNULL)
+        for command in commands.values()
+    )
+    best = dict(zip(commands, alternating_minima(*runs, rounds=ROUNDS), strict=True))
     return [
         Row("passk-lab --help", "", best["help"], "import pandas", best["pandas"], budget=0.1),
         Row("import passk_lab", "", best["import"], "import pandas", best["pandas"], target=1.2),
