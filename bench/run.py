@@ -1,7 +1,7 @@
 """Run the benchmarks and print one table; ratios compare timings taken in the same run.
 
 ``python bench/run.py`` runs them all, then prints how the time scales with the runs;
-``python bench/run.py fixed startup harness io`` runs only ``bench_harness`` and ``bench_io``, and
+``python bench/run.py fixed startup harness io`` runs only those four (``bench_<name>``), and
 ``python bench/run.py scaling`` only the scaling table.
 """
 
