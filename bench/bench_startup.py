@@ -51,7 +51,7 @@ def rows() -> list[Row]:
             best["first use"],
             "import pandas",
             best["pandas"],
-            note="the library's core and scipy.special",
+            note="the library's core: numpy and pandas",
         ),
         Row(
             "passk-lab analyze tau-bench",
