@@ -354,7 +354,7 @@ def export(
     before the header (read back with ``pandas.read_csv(path,
     comment="#")``, or with ``skiprows=`` the number of those lines when a
     cell may hold ``#``); Parquet, the table's ``attrs``, which pandas restores
-    on reading (needs pyarrow, ``passk-lab[parquet]``); Markdown, an
+    on reading (through pyarrow); Markdown, an
     italic line under the table; LaTeX and HTML, the caption.
 
     Examples
