@@ -25,7 +25,7 @@ typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy
 
 pytest: $(VENV)/.installed-dev
-	$(BIN)/pytest
+	$(BIN)/pytest --numprocesses=auto
 
 lab: $(VENV)/.installed-notebooks
 	$(BIN)/jupyter lab notebooks/
