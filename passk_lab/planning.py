@@ -11,7 +11,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -61,24 +62,69 @@ def required_p(target: float | npt.ArrayLike, k: int | npt.ArrayLike) -> float |
     return float(result) if np.ndim(result) == 0 else result
 
 
-def zero_failure_runs(p0: float, confidence_level: float = 0.95) -> int:
-    """Return how many consecutive passes, with no failure, show a per-run rate ``>= p0``.
+def _fewest_powers(chance: float, tail: float) -> int:
+    """Return the smallest n >= 1 with ``chance^n <= tail``, for chance and tail in (0, 1)."""
+    count = max(1, math.ceil(math.log(tail) / math.log(chance)))
+    while count > 1 and chance ** (count - 1) <= tail:  # guard the rounding of the logs
+        count -= 1
+    while chance**count > tail:
+        count += 1
+    return count
 
-    If the true rate were below `p0`, `n` passes in a row would happen with
-    chance below ``p0^n``; the smallest n with ``p0^n <= 1 - confidence_level``
-    makes that chance small enough. The same n makes the one-sided
-    Clopper-Pearson lower bound after n passes of n reach `p0`.
+
+def zero_failure_runs(
+    p0: float,
+    confidence_level: float = 0.95,
+    *,
+    icc: float = 0.0,
+    runs_per_task: int | None = None,
+) -> int:
+    """Return how many consecutive passes, with no failure, show a pass rate ``>= p0``.
+
+    **Independent runs** (the default): if every run is an independent trial
+    that passes with chance below `p0`, n passes in a row happen with chance
+    below ``p0^n``; the smallest n with ``p0^n <= 1 - confidence_level`` makes
+    that chance small enough. The same n makes the one-sided Clopper-Pearson
+    lower bound after n passes of n reach `p0`. The assumption holds for the
+    runs of one fixed task (the answer shows *that task's* rate is at least
+    `p0`) and for runs each on a task freshly drawn from the population (it
+    shows the population's mean rate). It does not hold for the population's
+    mean rate when runs share tasks: an easy task passes again and again, so
+    a run of passes on a few tasks is far likelier than ``p0^n``.
+
+    **Tasks that differ** (`icc` and `runs_per_task`): task rates are drawn
+    from a Beta distribution with mean `p0` and intra-task correlation `icc`
+    (see :func:`~passk_lab.fit_betabinom`), each of T fresh tasks gets
+    `runs_per_task` runs, and a task passes all r of them with chance
+    ``E[p^r] = B(alpha + r, beta) / B(alpha, beta)``. The answer is
+    ``T * runs_per_task`` for the smallest T with
+    ``E[p^r]^T <= 1 - confidence_level``: a population with mean rate `p0`
+    and that heterogeneity passes every one of those runs with chance at most
+    ``1 - confidence_level``, so passing them all shows the mean rate is
+    above `p0` -- under the assumed `icc`. Tasks that differ more pass all
+    their runs more often (for ``r >= 2``), so assume the largest icc you
+    find plausible. One run per task needs exactly the independent answer.
 
     Parameters
     ----------
     p0 : float
-        The per-run pass rate to demonstrate, in (0, 1).
+        The pass rate to demonstrate, in (0, 1): per run, or the population's
+        mean per-run rate when tasks differ.
     confidence_level : float
         In (0, 1).
+    icc : float, keyword-only
+        Intra-task correlation of the population's task rates, in [0, 1);
+        0 (the default) for independent runs. Needs `runs_per_task` when
+        above 0.
+    runs_per_task : int, optional, keyword-only
+        Runs each task gets, ``>= 1``. By default every run is independent
+        (one fixed task, or a fresh task for each run).
 
     Returns
     -------
     int
+        The runs, all of which must pass: a multiple of `runs_per_task`
+        when given (the tasks are that number divided by `runs_per_task`).
 
     Examples
     --------
@@ -86,27 +132,171 @@ def zero_failure_runs(p0: float, confidence_level: float = 0.95) -> int:
     59
     >>> zero_failure_runs(0.99, confidence_level=0.9)
     230
+
+    Tasks that differ (icc 0.1 around a mean of 0.95): 59 straight passes on
+    one task happen 39% of the time, so they show little about the mean: four
+    such tasks are needed. Five runs on each of 15 tasks do it in 75 runs.
+
+    >>> zero_failure_runs(0.95, icc=0.1, runs_per_task=59)
+    236
+    >>> zero_failure_runs(0.95, icc=0.1, runs_per_task=5)
+    75
     """
     rate = probability("p0", p0)
     level = confidence(confidence_level)
     if not 0.0 < rate < 1.0:
         raise ValueError(f"p0 must be strictly between 0 and 1, got {rate}")
-    runs = max(1, math.ceil(math.log1p(-level) / math.log(rate)))
-    while runs > 1 and rate ** (runs - 1) <= 1.0 - level:  # guard the rounding of the logs
-        runs -= 1
-    while rate**runs > 1.0 - level:
-        runs += 1
-    return runs
+    correlation = probability("icc", icc)
+    if correlation >= 1.0:
+        raise ValueError("icc must be below 1 (at 1 every task always passes or always fails)")
+    if runs_per_task is None:
+        if correlation > 0.0:
+            raise ValueError(
+                f"icc = {correlation} needs runs_per_task, the runs each task gets: with "
+                "independent runs (one fixed task, or a fresh task for every run) icc does "
+                "not matter, so leave it at 0"
+            )
+        return _fewest_powers(rate, 1.0 - level)
+    per_task = positive_int("runs_per_task", runs_per_task)
+    all_pass = float(outcome_chances(rate, correlation, per_task)[-1])  # E[p^r]
+    return per_task * _fewest_powers(all_pass, 1.0 - level)
 
 
-def _task_spread(p: float, icc: float, runs: int, k: int) -> tuple[float, float]:
-    """Mean and standard deviation of one task's pass^k estimate ``C(c, k) / C(n, k)``."""
-    outcomes = np.arange(runs + 1, dtype=np.int64)
-    chances = outcome_chances(p, icc, runs)
-    values = products(np.full(len(outcomes), runs), outcomes, np.array([k]))[:, 0]
-    mean = float(chances @ values)
-    variance = float(chances @ values**2) - mean**2
-    return mean, math.sqrt(max(variance, 0.0))
+_SEED = 17  # every plan draws the same evaluations, so the same call gives the same plan
+_REPLICATES = 4000  # simulated evaluations per number of tasks: the assurance to about 0.006
+_TAIL = 1e-12  # binomial tail mass left out of the exact law at k runs per task
+
+
+@dataclass(frozen=True, eq=False)
+class _TaskLaw:
+    """One task's pass^k estimate ``C(c, k) / C(n, k)`` under the model: values and chances."""
+
+    scores: Floats  # the values C(c, k) / C(n, k) for c = 0, ..., runs
+    chances: Floats
+    runs: int
+    k: int
+
+    @classmethod
+    def of(cls, p: float, icc: float, runs: int, k: int) -> _TaskLaw:
+        outcomes = np.arange(runs + 1, dtype=np.int64)
+        values = products(np.full(len(outcomes), runs), outcomes, np.array([k]))[:, 0]
+        return cls(values, outcome_chances(p, icc, runs), runs, k)
+
+    @property
+    def mean(self) -> float:
+        return float(self.chances @ self.scores)
+
+    @property
+    def sd(self) -> float:
+        variance = float(self.chances @ (self.scores - self.mean) ** 2)
+        return math.sqrt(max(variance, 0.0))
+
+
+def _cp_half_width(successes: Floats, trials: Floats, level: float) -> Floats:
+    """Half the Clopper-Pearson interval of `successes` in `trials`, from beta quantiles.
+
+    Beta quantiles take the fractional successes and trials of an effective
+    number of tasks.
+    """
+    from scipy import special  # 0.5 s to import; a curve does not need it
+
+    tail = (1.0 - level) / 2.0
+    some, short = successes > 0, successes < trials
+    low = np.where(
+        some, special.betaincinv(np.where(some, successes, 1.0), trials - successes + 1, tail), 0.0
+    )
+    high = np.where(
+        short,
+        special.betaincinv(successes + 1, np.where(short, trials - successes, 1.0), 1.0 - tail),
+        1.0,
+    )
+    half: Floats = (high - low) / 2.0
+    return half
+
+
+def _half_widths(law: _TaskLaw, tasks: int, level: float) -> tuple[Floats, Floats]:
+    """Return the reported pass^k interval's half-widths over evaluations of `tasks` tasks.
+
+    The half-widths come sorted, with the cumulative chance of each. At k runs
+    per task the interval is Clopper-Pearson on the tasks that passed all k
+    runs, a binomial count: its law is exact. With more runs it is
+    Clopper-Pearson on the effective number of tasks ``m (1 - m) / Var(m)``,
+    ``Var(m) = SS / ((T - 1)(T + 2))`` with SS the squared deviations of the
+    T values and one pseudo-task at 0 and one at 1 from their mean, at most
+    ``T * floor(runs / k)`` and T where every value is 0 or every value is 1;
+    T values are a multinomial count of the ``runs + 1`` values a task can
+    take, drawn `_REPLICATES` times.
+    """
+    if law.runs == law.k:
+        from scipy import stats
+
+        chance = float(law.chances[-1])
+        low, high = stats.binom.interval(1.0 - _TAIL, tasks, chance)
+        passed = np.arange(int(low), int(high) + 1, dtype=np.float64)
+        weights = stats.binom.pmf(passed, tasks, chance)
+        half = _cp_half_width(passed, np.full(len(passed), float(tasks)), level)
+    else:
+        counts = np.random.default_rng(_SEED).multinomial(tasks, law.chances, size=_REPLICATES)
+        centre = law.mean  # sums of squares about the model's mean lose no digits
+        mean = centre + (counts @ (law.scores - centre)) / tasks
+        squares = counts @ (law.scores - centre) ** 2 - tasks * (mean - centre) ** 2
+        pooled = (tasks * mean + 1.0) / (tasks + 2.0)
+        squares = squares + tasks * (mean - pooled) ** 2 + pooled**2 + (1.0 - pooled) ** 2
+        spread = mean * (1.0 - mean)
+        effective = spread * (tasks - 1.0) * (tasks + 2.0) / squares
+        blocks = float(tasks * (law.runs // law.k))
+        trials = np.where(spread > 0.0, np.minimum(effective, blocks), float(tasks))
+        half = _cp_half_width(mean * trials, trials, level)
+        weights = np.full(_REPLICATES, 1.0 / _REPLICATES)
+    order = np.argsort(half, kind="stable")
+    return half[order], np.cumsum(weights[order])
+
+
+def _teeth(law: _TaskLaw) -> int:
+    """Return how many more tasks must reach the assurance too, for it to hold from then on.
+
+    At k runs per task the interval depends on an integer, the tasks that
+    passed all k runs: the chance of reaching the half-width rises where one
+    more failing task is allowed and falls in between, with a period of about
+    ``1 / (2 q (1 - q))`` tasks at ``q = pass^k``. Asking every number of
+    tasks over twice that period to reach the assurance keeps it for any
+    larger evaluation. With more runs the interval moves smoothly with the
+    tasks' values.
+    """
+    if law.runs != law.k:
+        return 0
+    chance = law.mean
+    return math.ceil(1.0 / (chance * (1.0 - chance)))
+
+
+def _fewest_tasks(reaches: Callable[[int], bool], guess: int) -> int:
+    """Return T >= 2 where `reaches` holds and fails at T - 1, bracketed from `guess`.
+
+    ``reaches(1)`` is taken as false: one task gives no interval. Geometric
+    steps from `guess` bracket a change, then bisection narrows it to one task.
+    """
+    low, high = 1, max(2, guess)
+    if reaches(high):
+        while high > 2:
+            candidate = max(2, math.floor(high / 1.25))
+            if not reaches(candidate):
+                low = candidate
+                break
+            high = candidate
+    else:
+        factor = 1.25
+        while True:
+            low, high = high, math.ceil(high * factor)
+            if reaches(high):
+                break
+            factor *= factor
+    while high - low > 1:
+        middle = (low + high) // 2
+        if reaches(middle):
+            high = middle
+        else:
+            low = middle
+    return high
 
 
 def plan_evaluation(
@@ -117,6 +307,7 @@ def plan_evaluation(
     runs_per_task: int | Iterable[int] | None = None,
     icc: float = 0.0,
     confidence_level: float = 0.95,
+    assurance: float | None = 0.8,
     runs: int | Iterable[int] | None = UNSET,
 ) -> pd.DataFrame:
     """Return how many tasks give a pass^k interval of a chosen half-width, per runs per task.
@@ -125,11 +316,24 @@ def plan_evaluation(
     distribution with mean `p` and intra-task correlation `icc` (``icc = 0``:
     every task has rate p), runs of a task are independent given its rate,
     and pass^k is estimated by the mean over tasks of ``C(c, k) / C(n, k)``.
-    The number of tasks is the normal-approximation ``(z * sd / half_width)^2``,
-    rounded up, with ``sd`` the exact standard deviation of one task's
-    estimate under the model. More runs per task than k lower ``sd`` (each
-    task's ``p^k`` is measured better) but never below the spread of the
-    tasks' true ``p^k``.
+    The interval is the one :func:`~passk_lab.reliability_curve` reports by
+    default: Clopper-Pearson on the tasks that passed all k runs at k runs
+    per task, and on an effective number of tasks with more runs (see
+    docs/uncertainty.md).
+
+    The half-width an evaluation gets is random: it depends on the tasks
+    drawn. By default the plan asks for `assurance` = 0.8, the fewest tasks
+    with which at least 80% of evaluations under the model reach
+    `half_width`; ``assurance=None`` gives the older plan, the
+    normal-approximation ``(z * sd / half_width)^2`` rounded up, with ``sd``
+    the exact standard deviation of one task's estimate, whose half-width is
+    `half_width` on average but is wider in about half the evaluations. At k
+    runs per task the chance of reaching the half-width is exact (a binomial
+    sum); with more runs it is the share of 4,000 simulated evaluations drawn
+    with a fixed seed, to about 0.006, so the same call gives the same plan.
+
+    More runs per task than k lower ``sd`` (each task's ``p^k`` is measured
+    better) but never below the spread of the tasks' true ``p^k``.
 
     Parameters
     ----------
@@ -146,6 +350,10 @@ def plan_evaluation(
         :func:`~passk_lab.fit_betabinom`); 0 for identical tasks.
     confidence_level : float
         In (0, 1).
+    assurance : float or None, keyword-only
+        The chance, in (0, 1), that an evaluation's interval is at most
+        `half_width` wide each side; 0.8 by default. None plans the expected
+        half-width instead.
     runs : int or sequence of int, optional
         The old name of `runs_per_task`; deprecated, it goes in the next release.
 
@@ -153,28 +361,52 @@ def plan_evaluation(
     -------
     DataFrame
         One row per runs-per-task value: ``[runs_per_task, n_tasks,
-        total_runs, pass_pow_k, task_sd, half_width]``, where ``pass_pow_k``
-        is the model's value and ``half_width`` the one ``n_tasks`` gives.
+        total_runs, pass_pow_k, task_sd, half_width, assurance]``, where
+        ``pass_pow_k`` is the model's value, ``task_sd`` the standard
+        deviation of one task's estimate, and ``assurance`` the chance that
+        an evaluation of ``n_tasks`` tasks reaches the `half_width` asked
+        for. ``half_width`` is the assured half-width: the reported interval
+        is at most that wide each side with chance `assurance`, so it is at
+        most the one asked for. With ``assurance=None`` it is the normal
+        approximation ``z * sd / sqrt(n_tasks)``, about the median.
+
+    Raises
+    ------
+    ValueError
+        If a number is out of its range (the message names it), or a runs
+        per task is below k.
 
     Examples
     --------
-    Identical tasks: more runs per task measure each task's ``p^k`` better
-    and save tasks.
+    Identical tasks: each extra k runs of a task count as one more task (the
+    effective tasks are capped at the disjoint blocks of k runs), so more runs
+    per task save tasks, not runs.
 
-    >>> plan_evaluation(0.05, 0.85, 5).round(4)
-       runs_per_task  n_tasks  total_runs  pass_pow_k  task_sd  half_width
-    0              5      380        1900      0.4437   0.4968      0.0500
-    1             10      156        1560      0.4437   0.3184      0.0500
-    2             20       72        1440      0.4437   0.2162      0.0499
+    >>> columns = ["runs_per_task", "n_tasks", "total_runs", "half_width", "assurance"]
+    >>> plan_evaluation(0.05, 0.85, 5)[columns].round(3)
+       runs_per_task  n_tasks  total_runs  half_width  assurance
+    0              5      400        2000        0.05      0.844
+    1             10      200        2000        0.05      0.873
+    2             20      100        2000        0.05      0.857
+
+    The expected-half-width plan needs fewer tasks, and the interval the
+    library reports is wider than its normal approximation, so the plan
+    rarely reaches the half-width.
+
+    >>> plan_evaluation(0.05, 0.85, 5, assurance=None)[columns].round(3)
+       runs_per_task  n_tasks  total_runs  half_width  assurance
+    0              5      380        1900        0.05      0.008
+    1             10      156        1560        0.05      0.000
+    2             20       72        1440        0.05      0.000
 
     Tasks that differ (icc = 0.3): the spread of the tasks themselves remains,
     so extra runs help less and tasks are what buys precision.
 
-    >>> plan_evaluation(0.05, 0.85, 5, icc=0.3).round(4)
-       runs_per_task  n_tasks  total_runs  pass_pow_k  task_sd  half_width
-    0              5      364        1820      0.6173   0.4860      0.0499
-    1             10      265        2650      0.6173   0.4150      0.0500
-    2             20      228        4560      0.6173   0.3845      0.0499
+    >>> plan_evaluation(0.05, 0.85, 5, icc=0.3)[["runs_per_task", "n_tasks", "task_sd"]].round(3)
+       runs_per_task  n_tasks  task_sd
+    0              5      388    0.486
+    1             10      287    0.415
+    2             20      249    0.385
     """
     width = float(half_width)
     if not 0.0 < width <= 0.5:
@@ -187,6 +419,13 @@ def plan_evaluation(
     if correlation >= 1.0:
         raise ValueError("icc must be below 1 (at 1 every task always passes or always fails)")
     level = confidence(confidence_level)
+    if assurance is not None:
+        wanted = probability("assurance", assurance)
+        if not 0.0 < wanted < 1.0:
+            raise ValueError(
+                f"assurance must be strictly between 0 and 1 (0.8: 80% of evaluations reach "
+                f"the half-width), or None for the expected half-width; got {wanted}"
+            )
     asked = renamed("runs", "runs_per_task", runs, runs_per_task)
     if asked is None:
         choices = [power, 2 * power, 4 * power]
@@ -200,16 +439,44 @@ def plan_evaluation(
     z = z_value(level)
     rows = []
     for choice in choices:
-        mean, spread = _task_spread(rate, correlation, choice, power)
-        tasks = max(1, math.ceil((z * spread / width) ** 2 - 1e-9))
+        law = _TaskLaw.of(rate, correlation, choice, power)
+        spread = law.sd
+        expected = max(1, math.ceil((z * spread / width) ** 2 - 1e-9))
+        laws: dict[int, tuple[Floats, Floats]] = {}
+
+        def reached(
+            tasks: int, law: _TaskLaw = law, laws: dict[int, tuple[Floats, Floats]] = laws
+        ) -> float:
+            """Return the chance that an evaluation of `tasks` tasks reaches the half-width."""
+            if tasks < 2:
+                return 0.0
+            if tasks not in laws:
+                laws[tasks] = _half_widths(law, tasks, level)
+            halves, chances = laws[tasks]
+            index = int(np.searchsorted(halves, width, side="right"))
+            return float(chances[index - 1]) if index else 0.0
+
+        if assurance is None:
+            tasks = expected
+            half = z * spread / math.sqrt(tasks)
+        else:
+            teeth = _teeth(law)
+
+            def reaches(count: int, teeth: int = teeth) -> bool:
+                return all(reached(count + step) >= wanted for step in range(teeth + 1))
+
+            tasks = _fewest_tasks(reaches, expected)
+            halves, chances = laws[tasks]
+            half = float(halves[min(int(np.searchsorted(chances, wanted)), len(halves) - 1)])
         rows.append(
             {
                 "runs_per_task": choice,
                 "n_tasks": tasks,
                 "total_runs": tasks * choice,
-                "pass_pow_k": mean,
+                "pass_pow_k": law.mean,
                 "task_sd": spread,
-                "half_width": z * spread / math.sqrt(tasks),
+                "half_width": half,
+                "assurance": reached(tasks),
             }
         )
     return pd.DataFrame(rows)
