@@ -11,8 +11,10 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
@@ -252,41 +254,71 @@ def _half_widths(law: _TaskLaw, tasks: int, level: float) -> tuple[Floats, Float
     return half[order], np.cumsum(weights[order])
 
 
-def _teeth(law: _TaskLaw) -> int:
+class _Evaluations:
+    """The law of the reported half-width for each number of tasks asked about, kept."""
+
+    def __init__(self, law: _TaskLaw, level: float) -> None:
+        self._law, self._level, self._z = law, level, z_value(level)
+        self._laws: dict[int, tuple[Floats, Floats]] = {}
+
+    def _of(self, tasks: int) -> tuple[Floats, Floats]:
+        if tasks not in self._laws:
+            self._laws[tasks] = _half_widths(self._law, tasks, self._level)
+        return self._laws[tasks]
+
+    def reached(self, tasks: int, width: float) -> float:
+        """Return the chance that an evaluation of `tasks` tasks has a half-width <= `width`."""
+        if tasks < 2:
+            return 0.0  # one task gives no interval
+        halves, chances = self._of(tasks)
+        index = int(np.searchsorted(halves, width, side="right"))
+        return float(chances[index - 1]) if index else 0.0
+
+    def keeps(self, tasks: int, *, width: float, chance: float) -> bool:
+        """Return whether `tasks` tasks and the next few reach `width` with `chance` (`_teeth`)."""
+        teeth = _teeth(self._law, tasks, width, self._z)
+        return all(self.reached(tasks + step, width) >= chance for step in range(teeth + 1))
+
+    def assured(self, tasks: int, chance: float) -> float:
+        """Return the half-width that an evaluation of `tasks` tasks keeps with `chance`."""
+        halves, chances = self._of(tasks)
+        return float(halves[min(int(np.searchsorted(chances, chance)), len(halves) - 1)])
+
+
+def _teeth(law: _TaskLaw, tasks: int, width: float, z: float) -> int:
     """Return how many more tasks must reach the assurance too, for it to hold from then on.
 
     At k runs per task the interval depends on an integer, the tasks that
-    passed all k runs: the chance of reaching the half-width rises where one
-    more failing task is allowed and falls in between, with a period of about
-    ``1 / (2 q (1 - q))`` tasks at ``q = pass^k``. Asking every number of
-    tasks over twice that period to reach the assurance keeps it for any
-    larger evaluation. With more runs the interval moves smoothly with the
-    tasks' values.
+    failed a run: the chance of reaching the half-width rises where one more
+    failing task is allowed and falls in between. About ``(T h / z)^2``
+    failing tasks are allowed at T tasks and half-width h, one more every
+    ``z^2 / (2 T h^2)`` tasks; asking every number of tasks over twice that
+    period to reach the assurance keeps it for larger evaluations. With more
+    runs the interval moves smoothly with the tasks' values.
     """
     if law.runs != law.k:
         return 0
-    chance = law.mean
-    return math.ceil(1.0 / (chance * (1.0 - chance)))
+    return math.ceil(z * z / (tasks * width * width))
 
 
 def _fewest_tasks(reaches: Callable[[int], bool], guess: int) -> int:
     """Return T >= 2 where `reaches` holds and fails at T - 1, bracketed from `guess`.
 
-    ``reaches(1)`` is taken as false: one task gives no interval. Geometric
-    steps from `guess` bracket a change, then bisection narrows it to one task.
+    ``reaches(1)`` is taken as false: one task gives no interval. Steps from
+    `guess` that grow from 2% bracket a change, then bisection narrows it to
+    one task.
     """
-    low, high = 1, max(2, guess)
+    low, high, factor = 1, max(2, guess), 1.02
     if reaches(high):
         while high > 2:
-            candidate = max(2, math.floor(high / 1.25))
+            candidate = max(2, min(high - 1, math.floor(high / factor)))
             if not reaches(candidate):
                 low = candidate
                 break
-            high = candidate
+            high, factor = candidate, factor * factor
     else:
-        factor = 1.25
         while True:
-            low, high = high, math.ceil(high * factor)
+            low, high = high, max(high + 1, math.ceil(high * factor))
             if reaches(high):
                 break
             factor *= factor
@@ -322,18 +354,23 @@ def plan_evaluation(
     docs/uncertainty.md).
 
     The half-width an evaluation gets is random: it depends on the tasks
-    drawn. By default the plan asks for `assurance` = 0.8, the fewest tasks
+    drawn. By default the plan asks for `assurance` = 0.8: the fewest tasks
     with which at least 80% of evaluations under the model reach
-    `half_width`; ``assurance=None`` gives the older plan, the
-    normal-approximation ``(z * sd / half_width)^2`` rounded up, with ``sd``
-    the exact standard deviation of one task's estimate, whose half-width is
-    `half_width` on average but is wider in about half the evaluations. At k
-    runs per task the chance of reaching the half-width is exact (a binomial
-    sum); with more runs it is the share of 4,000 simulated evaluations drawn
-    with a fixed seed, to about 0.006, so the same call gives the same plan.
+    `half_width`. At k runs per task that chance is exact (a binomial sum)
+    and rises and falls a little with the tasks, because the interval rests
+    on an integer count; the plan is then past the last fall below
+    `assurance`, so more tasks keep it. With more runs it is the share of
+    4,000 evaluations simulated with a fixed seed, to about 0.006, so the
+    same call gives the same plan. ``assurance=None`` gives the older plan,
+    the normal-approximation ``(z * sd / half_width)^2`` rounded up, with
+    ``sd`` the exact standard deviation of one task's estimate: the
+    half-width of the normal approximation is `half_width` on average, but
+    the interval reported is wider and often misses it.
 
     More runs per task than k lower ``sd`` (each task's ``p^k`` is measured
-    better) but never below the spread of the tasks' true ``p^k``.
+    better) but never below the spread of the tasks' true ``p^k``, and the
+    interval counts a task's runs as at most ``runs_per_task // k``
+    independent trials.
 
     Parameters
     ----------
@@ -368,13 +405,16 @@ def plan_evaluation(
         for. ``half_width`` is the assured half-width: the reported interval
         is at most that wide each side with chance `assurance`, so it is at
         most the one asked for. With ``assurance=None`` it is the normal
-        approximation ``z * sd / sqrt(n_tasks)``, about the median.
+        approximation ``z * sd / sqrt(n_tasks)``, as before.
 
     Raises
     ------
     ValueError
         If a number is out of its range (the message names it), or a runs
         per task is below k.
+    TypeError
+        If `assurance` is neither a number nor None, or a runs per task is
+        not an integer.
 
     Examples
     --------
@@ -420,8 +460,10 @@ def plan_evaluation(
         raise ValueError("icc must be below 1 (at 1 every task always passes or always fails)")
     level = confidence(confidence_level)
     if assurance is not None:
-        wanted = probability("assurance", assurance)
-        if not 0.0 < wanted < 1.0:
+        if isinstance(assurance, bool) or not isinstance(assurance, numbers.Real):
+            raise TypeError(f"assurance must be a number in (0, 1) or None, got {assurance!r}")
+        wanted = float(assurance)
+        if not 0.0 < wanted < 1.0:  # NaN fails this test too
             raise ValueError(
                 f"assurance must be strictly between 0 and 1 (0.8: 80% of evaluations reach "
                 f"the half-width), or None for the expected half-width; got {wanted}"
@@ -442,32 +484,16 @@ def plan_evaluation(
         law = _TaskLaw.of(rate, correlation, choice, power)
         spread = law.sd
         expected = max(1, math.ceil((z * spread / width) ** 2 - 1e-9))
-        laws: dict[int, tuple[Floats, Floats]] = {}
-
-        def reached(
-            tasks: int, law: _TaskLaw = law, laws: dict[int, tuple[Floats, Floats]] = laws
-        ) -> float:
-            """Return the chance that an evaluation of `tasks` tasks reaches the half-width."""
-            if tasks < 2:
-                return 0.0
-            if tasks not in laws:
-                laws[tasks] = _half_widths(law, tasks, level)
-            halves, chances = laws[tasks]
-            index = int(np.searchsorted(halves, width, side="right"))
-            return float(chances[index - 1]) if index else 0.0
-
+        evaluations = _Evaluations(law, level)
         if assurance is None:
             tasks = expected
             half = z * spread / math.sqrt(tasks)
         else:
-            teeth = _teeth(law)
-
-            def reaches(count: int, teeth: int = teeth) -> bool:
-                return all(reached(count + step) >= wanted for step in range(teeth + 1))
-
-            tasks = _fewest_tasks(reaches, expected)
-            halves, chances = laws[tasks]
-            half = float(halves[min(int(np.searchsorted(chances, wanted)), len(halves) - 1)])
+            guess = max(2, expected)
+            for _ in range(2):  # the half-width shrinks about as one over the root of the tasks
+                guess = max(2, math.ceil(guess * (evaluations.assured(guess, wanted) / width) ** 2))
+            tasks = _fewest_tasks(partial(evaluations.keeps, width=width, chance=wanted), guess)
+            half = evaluations.assured(tasks, wanted)
         rows.append(
             {
                 "runs_per_task": choice,
@@ -476,7 +502,7 @@ def plan_evaluation(
                 "pass_pow_k": law.mean,
                 "task_sd": spread,
                 "half_width": half,
-                "assurance": reached(tasks),
+                "assurance": evaluations.reached(tasks, width),
             }
         )
     return pd.DataFrame(rows)

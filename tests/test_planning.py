@@ -298,3 +298,28 @@ def test_the_same_call_gives_the_same_plan():
 def test_plan_refuses_an_assurance_outside_0_1(assurance, error, message):
     with pytest.raises(error, match=message):
         pk.plan_evaluation(0.05, 0.8, 3, assurance=assurance)
+
+
+def _exact_reach(tasks, chance, half_width, level=0.95):
+    """The chance that Clopper-Pearson on Binomial(tasks, chance) tasks is within half_width."""
+    x = np.arange(tasks + 1.0)
+    tail = (1 - level) / 2
+    low = np.where(x > 0, stats.beta.ppf(tail, x, tasks - x + 1), 0.0)
+    high = np.where(x < tasks, stats.beta.ppf(1 - tail, x + 1, tasks - x), 1.0)
+    return stats.binom.pmf(x, tasks, chance)[(high - low) / 2 <= half_width].sum()
+
+
+@pytest.mark.parametrize(
+    ("half_width", "p", "k", "icc"),
+    [(0.05, 0.95, 1, 0.0), (0.1, 0.6, 3, 0.0), (0.03, 0.9, 2, 0.3), (0.1, 0.97, 1, 0.0)],
+)
+def test_at_k_runs_any_evaluation_from_the_planned_size_up_keeps_the_assurance(
+    half_width, p, k, icc
+):
+    # the count of tasks that passed all k runs is an integer: the chance of reaching the
+    # half-width rises and falls with the tasks; the plan is past the last fall below 0.8
+    row = pk.plan_evaluation(half_width, p, k, runs_per_task=k, icc=icc).iloc[0]
+    tasks, chance = int(row["n_tasks"]), row["pass_pow_k"]
+    assert row["assurance"] == pytest.approx(_exact_reach(tasks, chance, half_width), abs=1e-9)
+    for more in range(tasks, tasks + 150):
+        assert _exact_reach(more, chance, half_width) >= 0.8
