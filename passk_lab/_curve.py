@@ -24,6 +24,9 @@ from passk_lab._warnings import warn
 
 __all__ = ["by_group", "cells_of", "curve_table", "curve_values", "group_ks", "means", "warn_empty"]
 
+_DROPPED_SHARE = 0.1
+"""A curve warns when a k counts fewer than this share less of the tasks than its first k."""
+
 
 def means(cells: Cells, values: Floats) -> tuple[Floats, Floats]:
     """Task-weighted mean of cell values within each group (NaN if none), and the tasks."""
@@ -55,18 +58,24 @@ def warn_empty(cells: Cells, counted: Floats, ks: Ints, asked: Bools | None = No
 
 
 def curve_values(
-    cells: Cells, ks: Ints, asked: Bools | None = None
+    cells: Cells, ks: Ints, asked: Bools | None = None, counts: Bools | None = None
 ) -> tuple[Floats, Floats, Floats, Floats]:
     """Return pass^k, pass@k, pass@1 and the tasks counted, per group (rows) and k (columns).
 
     pass@1 and pass^1 are the same number, computed once (``1 - mean(1 - c/n)``
-    could differ from ``mean(c/n)`` in the last bit).
+    could differ from ``mean(c/n)`` in the last bit). `counts` marks the cells
+    counted at all (every cell by default; a cell also needs k runs for a k).
     """
     n, c = cells.n, cells.c
-    pow_k, counted = means(cells, products(n, c, ks))
-    at_k = 1.0 - means(cells, products(n, n - c, ks))[0]
+    kept = np.ones(len(n), dtype=bool) if counts is None else counts
+
+    def values(good: Ints, ks: Ints) -> Floats:
+        return np.where(kept[:, None], products(n, good, ks), np.nan)
+
+    pow_k, counted = means(cells, values(c, ks))
+    at_k = 1.0 - means(cells, values(n - c, ks))[0]
     at_k[:, ks == 1] = pow_k[:, ks == 1]
-    at_1 = means(cells, products(n, c, np.ones(1, dtype=np.int64)))[0][:, 0]
+    at_1 = means(cells, values(c, np.ones(1, dtype=np.int64)))[0][:, 0]
     warn_empty(cells, counted, ks, asked)
     return pow_k, at_k, at_1, counted
 
@@ -93,22 +102,76 @@ def group_ks(cells: Cells, ks: Iterable[object] | None) -> list[Ints]:
     return [k_values(ks, int(largest)) for largest in cells.max_n()]
 
 
+def _where(cells: Cells, group: int) -> str:
+    """`` in group by=value`` for a curve with groups, else nothing."""
+    if not cells.by:
+        return ""
+    return " in group " + ", ".join(
+        f"{name}={display(cells.groups[name].iloc[group])!r}" for name in cells.by
+    )
+
+
+def _warn_dropped(cells: Cells, counted: Floats, all_ks: Ints, asked_ks: list[Ints]) -> None:
+    """Warn where a k counts a much smaller set of tasks than the group's first k."""
+    for group, ks in enumerate(asked_ks):
+        tasks = counted[group, np.searchsorted(all_ks, ks)]
+        dropped = np.flatnonzero((tasks > 0) & (tasks < (1.0 - _DROPPED_SHARE) * tasks[0]))
+        if len(dropped):
+            first = int(dropped[0])
+            warn(
+                f"k = {int(ks[first])}{_where(cells, group)} counts {int(tasks[first])} of the "
+                f"{int(tasks[0])} tasks counted at k = {int(ks[0])}: only tasks with at least k "
+                f"runs count, so the rows from k = {int(ks[first])} on describe another set of "
+                f"tasks; pass common_tasks=True to count every k on the tasks that have the "
+                f"runs of all of them",
+                RuntimeWarning,
+            )
+            return
+
+
+def _warn_few(cells: Cells, counted: Floats, all_ks: Ints, asked_ks: list[Ints]) -> None:
+    """Warn where a k is counted on one task: its value stands, its interval is NaN."""
+    for group, ks in enumerate(asked_ks):
+        tasks = counted[group, np.searchsorted(all_ks, ks)]
+        single = ks[tasks == 1]
+        if len(single):
+            warn(
+                f"the intervals at k = {', '.join(map(str, single))}{_where(cells, group)} are "
+                f"NaN: one task has that many runs, and one task says nothing about the next "
+                f"one; give more tasks k runs, or choose smaller ks",
+                RuntimeWarning,
+            )
+            return
+
+
 def curve_table(
     cells: Cells,
     group_ks: list[Ints],
     spec: IntervalSpec | None = None,
     predict_to: int = 0,
+    *,
+    common_tasks: bool = False,
 ) -> pd.DataFrame:
     """One row per (group, k); intervals and the beta-binomial prediction only with `spec`.
 
     Each group also gets rows for the k above its own up to `predict_to`, which
-    warn of no missing estimate.
+    warn of no missing estimate. With `common_tasks`, a group counts only its
+    tasks with at least its largest asked k runs, at every k; otherwise each k
+    counts the tasks with at least k runs, and with `spec` a warning says when
+    that leaves out many more tasks than the first k does.
     """
     asked_ks = group_ks
     group_ks = [np.union1d(ks, np.arange(ks.max() + 1, predict_to + 1)) for ks in group_ks]
     all_ks = np.unique(np.concatenate(group_ks))
     asked = np.stack([np.isin(all_ks, ks) for ks in asked_ks])
-    pow_k, at_k, at_1, counted = curve_values(cells, all_ks, asked)
+    counts = None
+    if common_tasks:
+        counts = cells.n >= np.array([ks.max() for ks in asked_ks])[cells.group]
+    pow_k, at_k, at_1, counted = curve_values(cells, all_ks, asked, counts)
+    if spec is not None:  # a curve of its own, not a column of a comparison
+        if not common_tasks:
+            _warn_dropped(cells, counted, all_ks, asked_ks)
+        _warn_few(cells, counted, all_ks, asked_ks)
     n_tasks = np.add.reduceat(cells.tasks, cells.starts)
     ends = [*cells.starts[1:], len(cells.n)]
     parts: list[pd.DataFrame] = []
@@ -119,14 +182,16 @@ def curve_table(
         band_low, band_high, betabinom = missing, missing, missing
         methods: list[str] = [""] * len(ks)
         if spec is not None:
-            rows = slice(cells.starts[group], ends[group])
+            rows = np.arange(cells.starts[group], ends[group])
+            if counts is not None:
+                rows = rows[counts[rows]]
             n, c, tasks = cells.n[rows], cells.c[rows], cells.tasks[rows]
             intervals = curve_intervals(n, c, tasks, ks, spec)
             pow_low, pow_high = intervals.pass_pow_k
             at_low, at_high = intervals.pass_at_k
             band_low, band_high = (limit[0] ** ks for limit in intervals.pass_at_1)
             methods = intervals.methods
-            if np.any(n > 0):
+            if np.any(n > 0) and len(n):
                 runs = n > 0
                 betabinom = np.asarray(fit_cells(n[runs], c[runs], tasks[runs]).pow_k(ks))
         part = pd.DataFrame(

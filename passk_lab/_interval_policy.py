@@ -21,6 +21,7 @@ from passk_lab._bootstrap import task_bootstrap, two_level_bootstrap
 from passk_lab._checks import confidence, positive_int
 from passk_lab._choices import INTERVAL_METHODS
 from passk_lab._data.cells import products
+from passk_lab._mean_intervals import TaskMoments, effective_n_interval
 from passk_lab._typing import Floats, Ints
 from passk_lab.intervals import BinomialMethod, binomial_ci
 
@@ -47,19 +48,21 @@ IntervalMethod: TypeAlias = Literal[
 ]
 Resampling: TypeAlias = Literal["percentile", "bca", "two-level"]
 
-_CHOICES: dict[IntervalMethod, tuple[BinomialMethod | None, Resampling]] = {
-    "auto": ("wilson", "bca"),
-    "wilson": ("wilson", "bca"),
-    "clopper_pearson": ("clopper_pearson", "bca"),
-    "jeffreys": ("jeffreys", "bca"),
-    "agresti_coull": ("agresti_coull", "bca"),
-    "wald": ("wald", "bca"),
-    "percentile": (None, "percentile"),
-    "bca": (None, "bca"),
-    "two-level": (None, "two-level"),
+_CHOICES: dict[IntervalMethod, tuple[BinomialMethod, Resampling | None]] = {
+    "auto": ("clopper_pearson", None),
+    "wilson": ("wilson", None),
+    "clopper_pearson": ("clopper_pearson", None),
+    "jeffreys": ("jeffreys", None),
+    "agresti_coull": ("agresti_coull", None),
+    "wald": ("wald", None),
+    "percentile": ("clopper_pearson", "percentile"),
+    "bca": ("clopper_pearson", "bca"),
+    "two-level": ("clopper_pearson", "two-level"),
 }
 """Per method: the binomial interval where every counted task has exactly k runs, and the
-bootstrap everywhere else."""
+bootstrap (None: none; the effective-n interval where the binomial one does not apply).
+A bootstrap applies at every k, and gives way to the closed-form intervals where it has no
+width."""
 
 
 @dataclass(frozen=True)
@@ -67,8 +70,8 @@ class IntervalSpec:
     """How a curve's intervals are computed: the method, the level and the resampling."""
 
     method: IntervalMethod
-    binomial: BinomialMethod | None  # where every counted task has exactly k runs
-    bootstrap: Resampling  # for every other row
+    binomial: BinomialMethod  # closed form, where every counted task has exactly k runs
+    bootstrap: Resampling | None  # every k, where it has width; None: closed form only
     confidence_level: float
     n_resamples: int
     rng: np.random.Generator
@@ -138,52 +141,12 @@ class CurveIntervals(NamedTuple):
     methods: list[str]  # per k: the method of pass^k, and of pass@k where it differs
 
 
-def _binomial_where_exact(
-    values: Floats,
-    ks: Ints,
-    interval: Limits,
-    n: Ints,
-    tasks: Ints,
-    spec: IntervalSpec,
-) -> tuple[Limits, list[str]]:
-    """Replace a statistic's bootstrap interval by a binomial one where that is the honest one.
-
-    That is where every counted task has exactly its k runs (the values are
-    then 0 or 1, and the statistic a proportion of tasks), and where the
-    bootstrap interval collapsed to a point at 0 or 1 (every counted task has
-    the value 0, or every one 1: a mean of values in [0, 1] varies at most as
-    a proportion does, so the binomial interval of that many tasks is the
-    honest width).
-    """
-    low, high = interval.low.copy(), interval.high.copy()
-    used = [str(spec.bootstrap)] * len(ks)
-    for column, k in enumerate(ks):
-        counted = np.isfinite(values[:, column])
-        if not counted.any():
-            continue
-        exact = spec.binomial is not None and bool(np.all(n[counted] == k))
-        collapsed = low[column] == high[column] and low[column] in (0.0, 1.0)
-        if exact or collapsed:
-            method = spec.binomial or "wilson"
-            trials = int(tasks[counted].sum())
-            successes = round(float((tasks * values[:, column])[counted].sum()))
-            low[column], high[column] = binomial_ci(
-                successes, trials, confidence_level=spec.confidence_level, method=method
-            )
-            used[column] = method
-    return Limits(low, high), used
-
-
-def curve_intervals(n: Ints, c: Ints, tasks: Ints, ks: Ints, spec: IntervalSpec) -> CurveIntervals:
-    """Return one group's intervals of pass^k and pass@k (every k) and pass@1, by the policy.
-
-    Every statistic is bootstrapped in one pass over the group's (n, c)
-    cells; where the bootstrap is not the honest interval, a binomial one
-    replaces it (see :func:`_binomial_where_exact`).
-    """
+def _bootstrap(
+    n: Ints, c: Ints, tasks: Ints, ks: Ints, spec: IntervalSpec, method: Resampling
+) -> list[tuple[Floats, Floats]]:
+    """Return every statistic's (lower, upper) limits per k by the bootstrap `method`."""
     statistics = Statistics.of(n, c, ks)
-    values = statistics.stacked()
-    if spec.bootstrap == "two-level":
+    if method == "two-level":
         low, high = two_level_bootstrap(
             n,
             c,
@@ -196,17 +159,69 @@ def curve_intervals(n: Ints, c: Ints, tasks: Ints, ks: Ints, spec: IntervalSpec)
     else:
         low, high = task_bootstrap(
             tasks,
-            values,
-            method=spec.bootstrap,
+            statistics.stacked(),
+            method=method,
             n_resamples=spec.n_resamples,
             confidence_level=spec.confidence_level,
             rng=spec.rng,
         )
     lows, highs = statistics.split(np.asarray(low)), statistics.split(np.asarray(high))
+    return list(zip(lows, highs, strict=True))
+
+
+def _statistic_limits(
+    values: Floats,
+    n: Ints,
+    tasks: Ints,
+    ks: Ints,
+    spec: IntervalSpec,
+    resampled: tuple[Floats, Floats] | None,
+) -> tuple[Limits, list[str]]:
+    """Return one statistic's limits per k, and the method that made each, by the policy.
+
+    The spec's bootstrap interval where it names one and the interval has
+    width; otherwise, where every counted task has exactly k runs, the spec's
+    binomial interval of the tasks, and elsewhere the effective-n interval.
+    NaN where fewer than two tasks are counted.
+    """
+    moments = TaskMoments.of(values, tasks, n, ks)
+    low, high = effective_n_interval(moments, spec.confidence_level)
+    used = np.where(moments.exact, spec.binomial, "effective_n").astype(object)
+    if spec.binomial != "clopper_pearson" and moments.exact.any():
+        exact = np.flatnonzero(moments.exact & (moments.tasks >= 2))
+        successes = np.round(moments.mean[exact] * moments.tasks[exact])
+        low[exact], high[exact] = binomial_ci(
+            successes,
+            moments.tasks[exact],
+            confidence_level=spec.confidence_level,
+            method=spec.binomial,
+        )
+    if resampled is not None:
+        boot_low, boot_high = resampled
+        kept = boot_high > boot_low
+        low, high = np.where(kept, boot_low, low), np.where(kept, boot_high, high)
+        used = np.where(kept, str(spec.bootstrap), used + f" ({spec.bootstrap}: no width)")
+    used = np.where(moments.tasks >= 2, used, "none (fewer than 2 tasks)")
+    return Limits(low, high), [str(name) for name in used]
+
+
+def curve_intervals(n: Ints, c: Ints, tasks: Ints, ks: Ints, spec: IntervalSpec) -> CurveIntervals:
+    """Return one group's intervals of pass^k and pass@k (every k) and pass@1, by the policy.
+
+    The default is closed form (:mod:`passk_lab._mean_intervals`); a bootstrap
+    method resamples every statistic in one pass over the group's (n, c)
+    cells, and gives way to the closed-form interval where it collapsed to a
+    point.
+    """
+    statistics = Statistics.of(n, c, ks)
+    method = spec.bootstrap
+    resampled = None if method is None else _bootstrap(n, c, tasks, ks, spec, method)
     one = np.ones(1, dtype=np.int64)
     (pow_k, pow_methods), (at_k, at_methods), (at_1, _) = (
-        _binomial_where_exact(values, column_ks, Limits(low, high), n, tasks, spec)
-        for values, low, high, column_ks in zip(statistics, lows, highs, (ks, ks, one), strict=True)
+        _statistic_limits(
+            values, n, tasks, column_ks, spec, None if resampled is None else resampled[index]
+        )
+        for index, (values, column_ks) in enumerate(zip(statistics, (ks, ks, one), strict=True))
     )
     methods = [
         first if first == second else f"{first} (pass@k: {second})"

@@ -246,6 +246,7 @@ def reliability_curve(
     n_resamples: int = 10_000,
     rng: int | np.random.Generator | None = None,
     predict_to: int | None = None,
+    common_tasks: bool = False,
 ) -> pd.DataFrame:
     """Return pass^k and pass@k with intervals, and the curves that predict them, for every k.
 
@@ -265,25 +266,34 @@ def reliability_curve(
         Of every interval, in (0, 1).
     method : str
         The intervals of pass^k and pass@k (see Notes). ``"auto"`` (the
-        default): a Wilson interval where every counted task has exactly k
-        runs, a BCa task bootstrap elsewhere. A binomial method
+        default, closed form, no resampling): Clopper-Pearson on the tasks
+        where every counted task has exactly k runs, Clopper-Pearson on an
+        effective number of tasks elsewhere. A binomial method
         (``"wilson"``, ``"clopper_pearson"``, ``"jeffreys"``,
         ``"agresti_coull"``, ``"wald"``): that method where every counted task
-        has exactly k runs, BCa elsewhere. ``"percentile"``, ``"bca"``: that
-        task bootstrap for every k. ``"two-level"``: a percentile bootstrap
-        that also redraws the runs of each resampled task (see
-        ``docs/uncertainty.md``).
+        has exactly k runs, the effective-n interval elsewhere.
+        ``"percentile"``, ``"bca"``: that task bootstrap for every k.
+        ``"two-level"``: a percentile bootstrap that also redraws the runs of
+        each resampled task. A bootstrap interval with no width gives way to
+        the closed-form one. Only ``"auto"`` holds its level in every regime
+        measured (``docs/uncertainty.md``).
     n_resamples : int
         Bootstrap resamples; they cost time in the number of distinct (n, c)
         pairs, not in tasks.
     rng : int, numpy.random.Generator or None
         Seed or generator of the bootstrap; None draws fresh entropy, so give
-        a seed for intervals that repeat exactly.
+        a seed for bootstrap intervals that repeat exactly (the default
+        intervals draw nothing).
     predict_to : int, optional
         Add rows for every k above the asked ones up to this, to see the
         predictions (``p_pow_k``, ``betabinom_pow_k``) beyond the observed
         runs. Those rows are computed like the others, but a k that no task
         reaches gives NaN measurements without a warning.
+    common_tasks : bool
+        Count every k on the same tasks: those with at least the largest
+        asked k runs (per group). By default each k counts the tasks with at
+        least k runs, and a warning says when a k counts more than a tenth
+        fewer tasks than the first k does.
 
     Returns
     -------
@@ -295,16 +305,21 @@ def reliability_curve(
         ``interval_method`` names the interval of that row's pass^k and
         pass@k. ``attrs`` holds ``n_tasks`` (all groups), ``runs_per_task``
         (the fewest and the most), ``errors``, ``confidence_level``,
-        ``method`` and ``n_resamples``.
+        ``method``, ``n_resamples`` and ``common_tasks``.
 
     Notes
     -----
-    * **pass^k, pass@k and their intervals.** When every counted task has
-      exactly k runs, pass^k is the share of tasks that passed all of them --
-      a binomial proportion over independent tasks -- and pass@k the share
-      that passed any; they get a binomial interval. Otherwise each is a mean
-      of per-task values and gets a task bootstrap (tasks are the independent
-      units; runs of one task are not).
+    * **pass^k, pass@k and their intervals.** The intervals are for the
+      population the tasks were drawn from (a new task), not for these
+      tasks. When every counted task has exactly k runs, pass^k is the share
+      of tasks that passed all of them -- a binomial proportion over
+      independent tasks -- and pass@k the share that passed any; they get a
+      Clopper-Pearson interval. Otherwise each is a mean of per-task values
+      in [0, 1] (tasks are the independent units; runs of one task are not),
+      and gets a Clopper-Pearson interval on the effective number of tasks
+      ``m (1 - m) / Var(m)``, its variance taken with one pseudo-task at 0
+      and one at 1 and capped at the disjoint blocks of k runs. It is never a
+      point, and NaN (with a warning) where fewer than two tasks count.
     * **p_pow_k** is pass@1 ** k, the prediction if every run of every task
       passed independently with one chance; ``p_pow_k_low``/``high`` is the
       pass@1 interval (computed as the k = 1 row's is) raised to the power k.
@@ -318,12 +333,13 @@ def reliability_curve(
       with few runs and a low pass rate drops out. With equal runs, pass^k
       never rises and pass@k never falls as k grows.
     * Bootstrap intervals shrink to a point when every task has the same
-      value (all passed, say); binomial intervals do not.
+      value (all passed, say), and undercover near 0 and 1 and at 20 tasks;
+      the default intervals do neither.
 
     Examples
     --------
     >>> import passk_lab as pk
-    >>> curve = reliability_curve(pk.simulate_coin(p=0.85, tasks=40, k=5, seed=42), rng=0)
+    >>> curve = reliability_curve(pk.simulate_coin(p=0.85, tasks=40, k=5, seed=42))
     >>> curve[["k", "pass_pow_k", "pass_at_k", "p_pow_k", "betabinom_pow_k"]].round(4)
        k  pass_pow_k  pass_at_k  p_pow_k  betabinom_pow_k
     0  1       0.860      0.860   0.8600           0.8600
@@ -332,16 +348,16 @@ def reliability_curve(
     3  4       0.530      1.000   0.5470           0.5470
     4  5       0.450      1.000   0.4704           0.4704
     >>> curve[["k", "pass_pow_k_low", "pass_pow_k_high", "interval_method"]].round(3)
-       k  pass_pow_k_low  pass_pow_k_high       interval_method
-    0  1           0.815            0.905                   bca
-    1  2           0.655            0.815                   bca
-    2  3           0.520            0.738  bca (pass@k: wilson)
-    3  4           0.405            0.665  bca (pass@k: wilson)
-    4  5           0.307            0.602                wilson
+       k  pass_pow_k_low  pass_pow_k_high  interval_method
+    0  1           0.787            0.915      effective_n
+    1  2           0.624            0.827      effective_n
+    2  3           0.458            0.773      effective_n
+    3  4           0.366            0.689      effective_n
+    4  5           0.293            0.615  clopper_pearson
 
     The beta-binomial model predicts beyond the runs observed:
 
-    >>> longer = reliability_curve(pk.simulate_coin(seed=42), rng=0, predict_to=8)
+    >>> longer = reliability_curve(pk.simulate_coin(seed=42), predict_to=8)
     >>> longer[["k", "pass_pow_k", "p_pow_k", "betabinom_pow_k"]].tail(3).round(4)
        k  pass_pow_k  p_pow_k  betabinom_pow_k
     5  6         NaN   0.4046           0.4046
@@ -351,7 +367,9 @@ def reliability_curve(
     spec = IntervalSpec.of(method, confidence_level, n_resamples, rng)
     last = 0 if predict_to is None else positive_int("predict_to", predict_to)
     cells = cells_of(runs, by, errors)
-    curve = curve_table(cells, group_ks(cells, ks), spec, last)
+    if not isinstance(common_tasks, bool):
+        raise TypeError(f"common_tasks must be True or False, got {common_tasks!r}")
+    curve = curve_table(cells, group_ks(cells, ks), spec, last, common_tasks=common_tasks)
     curve.attrs.update(
         n_tasks=int(cells.tasks.sum()),
         runs_per_task=[int(cells.n.min()), int(cells.n.max())],
@@ -359,6 +377,7 @@ def reliability_curve(
         confidence_level=spec.confidence_level,
         method=spec.method,
         n_resamples=spec.n_resamples,
+        common_tasks=common_tasks,
     )
     return curve
 

@@ -1,22 +1,24 @@
-"""Confidence intervals: binomial proportions, the task bootstrap, clustered standard errors.
+"""Confidence intervals: binomial proportions, means over tasks, clustered standard errors.
 
 Three kinds of uncertainty, each where it belongs:
 
 * :func:`binomial_ci` -- a proportion of independent trials. pass^k is one
   when every task has exactly k runs: it is then the share of tasks (the
   trials) that passed all of them.
-* the task bootstrap -- any mean over tasks of per-task values (pass^k and
-  pass@k with more runs than k, unequal runs, paired differences), which
-  :func:`~passk_lab.reliability_curve` and :func:`~passk_lab.compare` use:
-  tasks are the independent units, so tasks are resampled with replacement.
+* a mean over tasks of per-task values (pass^k and pass@k with more runs
+  than k, unequal runs, paired differences), which
+  :func:`~passk_lab.reliability_curve` and :func:`~passk_lab.compare` report:
+  tasks are the independent units. The default intervals are closed form and
+  chosen by measured coverage (docs/uncertainty.md); the task bootstrap is an
+  option.
 * :func:`pass_at_1_se` -- the standard error of pass@1 with runs clustered by
   task (Miller 2024, "Adding Error Bars to Evals"), beside the naive error that
-  treats every run as independent.
+  treats every run as independent, and the interval of pass@1.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, overload
 
 import numpy as np
@@ -28,8 +30,16 @@ from passk_lab._choices import BINOMIAL_METHODS
 from passk_lab._data.cells import Cells
 from passk_lab._data.rules import ErrorPolicy
 from passk_lab._data.tally import as_tally
-from passk_lab._interval import ConfidenceInterval, normal_interval, pass_at_1_errors, z_value
-from passk_lab._typing import Floats
+from passk_lab._interval import (
+    ConfidenceInterval,
+    beta_quantile,
+    clopper_pearson,
+    normal_interval,
+    pass_at_1_errors,
+    z_value,
+)
+from passk_lab._mean_intervals import TaskMoments, effective_n_interval
+from passk_lab._typing import Floats, Ints
 from passk_lab._warnings import warn
 
 __all__ = [
@@ -91,8 +101,11 @@ def binomial_ci(
     confidence_level : float
         In (0, 1); 0.95 for a 95% interval.
     method : {"wilson", "clopper_pearson", "jeffreys", "agresti_coull", "wald"}
-        ``wilson`` (score interval; the default, good coverage at any n),
-        ``clopper_pearson`` (exact, conservative: coverage at least the level),
+        ``wilson`` (score interval; the default: close to the level on
+        average, but its exact coverage dips to 0.85-0.92 at 95% when the
+        proportion is within a few trials of 0 or 1),
+        ``clopper_pearson`` (exact, conservative: coverage at least the level
+        at every proportion; what :func:`~passk_lab.reliability_curve` uses),
         ``jeffreys`` (equal-tailed Beta(1/2, 1/2) posterior interval, with the
         lower limit 0 at no successes and the upper limit 1 at all successes,
         as Brown, Cai and DasGupta 2001 define it), ``agresti_coull`` (Wald on
@@ -139,15 +152,11 @@ def binomial_ci(
     z = z_value(level)
     p = s / t
     with np.errstate(divide="ignore", invalid="ignore"):
-        if method in ("clopper_pearson", "jeffreys"):
-            from scipy import stats  # 0.5 s to import: only for the beta quantiles
-
-            if method == "clopper_pearson":
-                low_shape, high_shape = (s, t - s + 1), (s + 1, t - s)
-            else:
-                low_shape = high_shape = (s + 0.5, t - s + 0.5)
-            low = np.where(s == 0, 0.0, stats.beta.ppf(tail, *low_shape))
-            high = np.where(s == t, 1.0, stats.beta.isf(tail, *high_shape))
+        if method == "clopper_pearson":
+            low, high = clopper_pearson(s, t, level)
+        elif method == "jeffreys":
+            low = np.where(s == 0, 0.0, beta_quantile(tail, s + 0.5, t - s + 0.5))
+            high = np.where(s == t, 1.0, beta_quantile(1.0 - tail, s + 0.5, t - s + 0.5))
         else:
             if method == "wilson":
                 scale = 1.0 + z**2 / t
@@ -196,35 +205,65 @@ class PassAt1SE:
     design_effect: float
     n_tasks: int
     n_runs: int
+    cells: tuple[Ints, Ints, Ints] = field(repr=False, compare=False)  # (n, c, tasks)
 
     def confidence_interval(
         self,
         confidence_level: float = 0.95,
-        method: Literal["clustered", "naive"] = "clustered",
+        method: Literal["auto", "clustered", "naive"] = "auto",
     ) -> ConfidenceInterval:
-        """Return the normal interval ``estimate ± z * se``, clipped to [0, 1].
+        """Return an interval of pass@1 for a new task from the same population.
 
         Parameters
         ----------
         confidence_level : float
             In (0, 1).
-        method : {"clustered", "naive"}
-            Which standard error; the naive one is too narrow whenever tasks
-            differ in difficulty.
+        method : {"auto", "clustered", "naive"}
+            ``"auto"`` (the default): the interval the k = 1 row of
+            :func:`~passk_lab.reliability_curve` has, Clopper-Pearson on an
+            effective number of tasks from the clustered variance (see
+            docs/uncertainty.md; it holds its level at 20 tasks and near 0
+            and 1, and is never a point). ``"clustered"``: the normal interval
+            ``estimate ± z * se_clustered``, clipped to [0, 1], which
+            undercovers near 0 and 1 and is the point [0, 0] when every run
+            failed. ``"naive"``: the same with ``se_naive``, too narrow
+            whenever tasks differ in difficulty.
 
         Returns
         -------
         ConfidenceInterval
+            NaN limits with a warning when fewer than two tasks are counted.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> failed = pd.DataFrame({"task": range(20), "n": 3, "c": 0})
+        >>> low, high = pass_at_1_se(failed).confidence_interval()
+        >>> low, round(high, 4)
+        (0.0, 0.1684)
         """
         level = confidence(confidence_level)
+        if method == "auto":
+            n, c, tasks = self.cells
+            one = np.ones(1, dtype=np.int64)
+            moments = TaskMoments.of((c / n)[:, None], tasks, n, one)
+            low, high = effective_n_interval(moments, level)
+            if self.n_tasks < 2:
+                warn(
+                    "the interval of pass@1 is NaN: one task says nothing about the next one; "
+                    "evaluate more tasks",
+                    RuntimeWarning,
+                )
+            return ConfidenceInterval(float(low[0]), float(high[0]))
         if method not in ("clustered", "naive"):
-            raise ValueError(f"method must be 'clustered' or 'naive', got {method!r}")
+            raise ValueError(f"method must be 'auto', 'clustered' or 'naive', got {method!r}")
         se = self.se_clustered if method == "clustered" else self.se_naive
         return normal_interval(self.estimate, se, level)
 
     def to_frame(self) -> pd.DataFrame:
-        """Return the fields as a one-row DataFrame."""
-        return pd.DataFrame([self.__dict__])
+        """Return the fields (not the cells) as a one-row DataFrame."""
+        fields = {name: value for name, value in self.__dict__.items() if name != "cells"}
+        return pd.DataFrame([fields])
 
 
 def pass_at_1_se(runs: pd.DataFrame | np.ndarray, *, errors: ErrorPolicy = "fail") -> PassAt1SE:
@@ -278,6 +317,7 @@ def pass_at_1_se(runs: pd.DataFrame | np.ndarray, *, errors: ErrorPolicy = "fail
         design_effect=effect,
         n_tasks=int(tasks.sum()),
         n_runs=int((n * tasks).sum()),
+        cells=(n, c, tasks),
     )
 
 

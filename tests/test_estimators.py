@@ -93,6 +93,8 @@ def test_the_source_simulation_reproduces_its_pinned_figures():
 # --- brute force and invariants ---------------------------------------------------------
 
 
+@pytest.mark.filterwarnings("ignore:the intervals at k:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:k = .* counts:RuntimeWarning")
 @settings(max_examples=300, deadline=None)
 @given(outcome_lists())
 def test_every_estimator_equals_brute_force_enumeration_of_k_subsets(tasks):
@@ -117,12 +119,19 @@ def test_every_estimator_equals_brute_force_enumeration_of_k_subsets(tasks):
     assert curve["p_pow_k"].tolist() == pytest.approx([at_1**k for k in curve["k"]], rel=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore:the intervals at k:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:k = .* counts:RuntimeWarning")
 @settings(max_examples=200, deadline=None)
 @given(outcome_lists(equal=True))
 def test_invariants_hold_when_every_task_has_the_same_runs(tasks):
     curve = pk.reliability_curve(as_runs(tasks), n_resamples=200, rng=0)
     for name in ("pass_pow_k", "pass_at_k", "p_pow_k"):
         low, high = curve[f"{name}_low"], curve[f"{name}_high"]
+        if len(tasks) == 1:  # one task says nothing about a population
+            assert low.isna().all()
+            assert high.isna().all()
+            continue
+        assert np.all(low < high)  # never a point
         assert np.all((low >= 0) & (low <= curve[name] + 1e-12))
         assert np.all((curve[name] <= high + 1e-12) & (high <= 1))
     pow_k, at_k = curve["pass_pow_k"].to_numpy(), curve["pass_at_k"].to_numpy()
@@ -136,6 +145,8 @@ def test_invariants_hold_when_every_task_has_the_same_runs(tasks):
     assert np.all(np.diff(at_k) >= -eps)
 
 
+@pytest.mark.filterwarnings("ignore:the intervals at k:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:k = .* counts:RuntimeWarning")
 @settings(max_examples=200, deadline=None)
 @given(outcome_lists(), st.randoms(use_true_random=False))
 def test_results_do_not_depend_on_row_order_or_task_id_spelling(tasks, random):
@@ -155,7 +166,8 @@ def test_results_do_not_depend_on_row_order_or_task_id_spelling(tasks, random):
 
 def test_tasks_with_fewer_than_k_runs_are_left_out_and_counted():
     counts = pd.DataFrame({"task": ["a", "b", "c"], "n": [2, 5, 5], "c": [0, 5, 3]})
-    curve = pk.reliability_curve(counts)
+    with pytest.warns(RuntimeWarning, match=r"k = 3 counts 2 of the 3 tasks counted at k = 1"):
+        curve = pk.reliability_curve(counts)
     assert curve["n_tasks"].tolist() == [3, 3, 2, 2, 2]
     assert curve["n_tasks_excluded"].tolist() == [0, 0, 1, 1, 1]
     # k = 3 is the mean of task b (1) and task c (C(3,3)/C(5,3) = 0.1), without task a.
@@ -193,6 +205,8 @@ def test_predict_to_adds_the_predictions_past_the_observed_runs_without_a_warnin
         np.testing.assert_allclose(longer[f"p_pow_k_{side}"], pass_at_1 ** np.arange(1, 13))
 
 
+@pytest.mark.filterwarnings("ignore:the intervals at k:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:k = .* counts:RuntimeWarning")
 def test_predict_to_extends_each_group_from_its_own_largest_k_and_keeps_asked_warnings():
     counts = pd.DataFrame(
         {"model": ["a", "a", "b"], "task": [0, 1, 0], "n": [2, 3, 5], "c": [1, 3, 4]}
@@ -215,6 +229,8 @@ def test_predict_to_extends_each_group_from_its_own_largest_k_and_keeps_asked_wa
             pk.reliability_curve(counts, by="model", predict_to=bad)
 
 
+@pytest.mark.filterwarnings("ignore:the intervals at k:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:k = .* counts:RuntimeWarning")
 @settings(max_examples=100, deadline=None)
 @given(st.lists(outcome_lists(), min_size=1, max_size=3))
 def test_by_gives_each_group_the_curve_of_its_own_runs(groups):
@@ -262,10 +278,14 @@ def test_errors_fail_by_default_or_are_excluded_and_counted():
     clean = runs[runs["error"].isna()].drop(columns="error")
     assert pk.pass_at_1(runs) == pytest.approx((2 / 3 + 2 / 3) / 2)
     assert pk.pass_at_1(runs, errors="exclude") == pytest.approx(pk.pass_at_1(clean))
-    curve = pk.reliability_curve(runs, errors="exclude")
+    with (
+        pytest.warns(RuntimeWarning, match=r"k = 3 counts 1 of the 2 tasks"),
+        pytest.warns(RuntimeWarning, match=r"intervals at k = 3 are NaN: one task"),
+    ):
+        curve = pk.reliability_curve(runs, errors="exclude")
     assert curve["n_runs_excluded"].tolist() == [1, 1, 1]
     assert curve["n_tasks"].tolist() == [2, 2, 1]  # task 0 has two runs left
-    table = pk.error_sensitivity(runs)
+    table = pk.error_sensitivity(runs)  # shows the tasks counted: no warning
     assert table.columns.tolist() == [
         "k",
         "pass_at_k_fail",
@@ -358,10 +378,11 @@ def test_tau_bench_curve_has_intervals_the_p_pow_k_band_and_the_beta_binomial(ta
     counts = pk.tally(tau_bench_runs)
     # every task has 4 runs: pass^4 is 10 of 50 tasks passing all four, a binomial proportion
     passed_all = int((counts["c"] == 4).sum())
-    low, high = pk.binomial_ci(passed_all, 50)
-    assert (curve.loc[4, "pass_pow_k_low"], curve.loc[4, "pass_pow_k_high"]) == (low, high)
-    assert curve.loc[4, "interval_method"] == "wilson"
-    assert (curve.loc[1:3, "interval_method"] == "bca").all()
+    low, high = pk.binomial_ci(passed_all, 50, method="clopper_pearson")
+    assert curve.loc[4, "pass_pow_k_low"] == pytest.approx(low, rel=1e-12)
+    assert curve.loc[4, "pass_pow_k_high"] == pytest.approx(high, rel=1e-12)
+    assert curve.loc[4, "interval_method"] == "clopper_pearson"
+    assert (curve.loc[1:3, "interval_method"] == "effective_n").all()
     # the independent-runs prediction p^4 = 0.42^4 sits far below the measured interval
     assert curve.loc[4, "p_pow_k"] == pytest.approx(0.42**4)
     assert curve.loc[4, "p_pow_k_high"] < curve.loc[4, "pass_pow_k_low"]
@@ -377,6 +398,7 @@ def test_tau_bench_curve_has_intervals_the_p_pow_k_band_and_the_beta_binomial(ta
         "confidence_level": 0.95,
         "method": "auto",
         "n_resamples": 10_000,
+        "common_tasks": False,
     }
 
 
@@ -406,7 +428,7 @@ def test_binomial_rows_follow_the_chosen_binomial_method():
 def test_bootstrap_methods_apply_to_every_k_and_repeat_with_a_seed(method):
     runs = pk.simulate_coin(p=0.7, tasks=30, k=4, seed=4)
     curve = pk.reliability_curve(runs, method=method, n_resamples=2000, rng=5)
-    # (a pass@k that is 1 for every task gets a binomial interval instead; see below)
+    # (a pass@k that is 1 for every task gets the closed-form interval instead; see below)
     assert all(name.startswith(method) for name in curve["interval_method"])
     again = pk.reliability_curve(
         runs, method=method, n_resamples=2000, rng=np.random.default_rng(5)
@@ -415,13 +437,17 @@ def test_bootstrap_methods_apply_to_every_k_and_repeat_with_a_seed(method):
     assert np.all(curve["pass_pow_k_low"] < curve["pass_pow_k_high"])
 
 
-def test_a_bootstrap_interval_that_collapses_at_one_becomes_a_binomial_interval():
+def test_a_bootstrap_interval_that_collapses_at_one_becomes_the_closed_form_interval():
     # every task passed at least 3 of its 5 runs, so every task's pass@3 is exactly 1
     counts = pd.DataFrame({"task": range(20), "n": 5, "c": [3, 4, 5, 5] * 5})
-    curve = pk.reliability_curve(counts, rng=0).set_index("k")
+    curve = pk.reliability_curve(counts, method="bca", rng=0).set_index("k")
     assert curve.loc[3, "pass_at_k"] == 1.0
-    assert (curve.loc[3, "pass_at_k_low"], curve.loc[3, "pass_at_k_high"]) == pk.binomial_ci(20, 20)
-    assert curve.loc[3, "interval_method"] == "bca (pass@k: wilson)"
+    # every value is 1: the interval of 20 of 20 tasks, whatever the runs
+    expected = pk.binomial_ci(20, 20, method="clopper_pearson")
+    assert (curve.loc[3, "pass_at_k_low"], curve.loc[3, "pass_at_k_high"]) == pytest.approx(
+        expected
+    )
+    assert curve.loc[3, "interval_method"] == "bca (pass@k: effective_n (bca: no width))"
     assert curve.loc[3, "pass_pow_k_low"] < curve.loc[3, "pass_pow_k_high"]
 
 

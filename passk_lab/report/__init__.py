@@ -19,9 +19,9 @@ Examples
 >>> import passk_lab as pk
 >>> curve = pk.reliability_curve(pk.simulate_coin(seed=42), [5])
 >>> print(to_markdown(labelled(curve)[["k", "pass^k", "pass^k 95% CI", "interval"]], digits=3))
-| k | pass^k | pass^k 95% CI  | interval |
-|--:|-------:|----------------|----------|
-| 5 |  0.450 | [0.307, 0.602] | wilson   |
+| k | pass^k | pass^k 95% CI  | interval        |
+|--:|-------:|----------------|-----------------|
+| 5 |  0.450 | [0.293, 0.615] | clopper_pearson |
 """
 
 from passk_lab.report._page import write_report

@@ -237,8 +237,8 @@ def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
     >>> import passk_lab as pk
     >>> curve = pk.reliability_curve(pk.simulate_coin(seed=42), [5])
     >>> labelled(curve)[["k", "pass^k", "pass^k 95% CI", "interval"]]
-       k  pass^k   pass^k 95% CI interval
-    0  5    0.45  [0.307, 0.602]   wilson
+       k  pass^k   pass^k 95% CI         interval
+    0  5    0.45  [0.293, 0.615]  clopper_pearson
     """
     columns: dict[str, pd.Series] = {}
     level = interval_label(frame)

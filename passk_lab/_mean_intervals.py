@@ -1,0 +1,136 @@
+"""Closed-form intervals for a mean over tasks of per-task values in [0, 1], and of a difference.
+
+pass^k, pass@k and pass@1 are means over tasks of per-task values in [0, 1]
+(``C(c, k) / C(n, k)``, ``1 - C(n - c, k) / C(n, k)``, ``c / n``); a paired
+comparison is a mean of per-task differences in [-1, 1]. The intervals here
+were chosen by their measured coverage (``study/coverage.py`` and
+docs/uncertainty.md), not by name:
+
+* :func:`effective_n_interval` -- the default of a curve and of pass@1: a
+  Clopper-Pearson interval on an effective number of tasks. Where every
+  counted task has exactly k runs, each value is 0 or 1 and the statistic is a
+  proportion of tasks: Clopper-Pearson on the tasks. Elsewhere the number of
+  trials is ``n_eff = m (1 - m) / Var(m)``, the variance taken with one
+  pseudo-task at 0 and one at 1 added (so that a sample that misses a rare
+  tail still has spread), capped at the disjoint blocks of k runs the tasks
+  hold, and the tasks themselves when every value is 0 or every value is 1.
+* :func:`paired_interval` -- the default of a comparison: a t interval on the
+  mean difference with pseudo-tasks of weight 1/2 at -1 and at +1 and 1 at 0
+  (Agresti and Min 2005 for paired proportions), so that its width is never 0.
+
+Both need two counted tasks: a population claim from one task is NaN.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from passk_lab._interval import clopper_pearson, t_quantile
+from passk_lab._typing import Bools, Floats, Ints
+
+__all__ = ["TaskMoments", "effective_n_interval", "paired_interval"]
+
+
+class TaskMoments(NamedTuple):
+    """Per column: the tasks counted, their mean, the spread, and what bounds the trials."""
+
+    tasks: Floats  # tasks counted
+    mean: Floats
+    squares: Floats  # sum over the counted tasks of (value - mean)^2
+    blocks: Floats  # sum over the counted tasks of floor(n / k): disjoint blocks of k runs
+    exact: Bools  # every counted task has exactly k runs (each value is 0 or 1)
+
+    @classmethod
+    def of(cls, values: Floats, tasks: Ints, n: Ints, ks: Ints) -> TaskMoments:
+        """Return the moments of each column of cell `values` (NaN: not counted) at its k."""
+        counted = np.isfinite(values)
+        weight = np.where(counted, tasks[:, None], 0).astype(np.float64)
+        count = weight.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = (weight * np.where(counted, values, 0.0)).sum(axis=0) / count
+        gaps = np.where(counted, values - mean, 0.0)
+        squares = (weight * gaps**2).sum(axis=0)
+        blocks = (weight * (n[:, None] // ks[None, :])).sum(axis=0)
+        exact = ~np.any(counted & (n[:, None] != ks[None, :]), axis=0)
+        return cls(count, mean, squares, blocks, exact)
+
+
+def effective_tasks(moments: TaskMoments) -> Floats:
+    """Return the trials of each column's Clopper-Pearson interval: N, or the effective n.
+
+    ``Var(m) = SS / ((N - 1)(N + 2))`` with SS the squared deviations of the N
+    values and one pseudo-task at 0 and one at 1 from their mean;
+    ``n_eff = m (1 - m) / Var(m)``, at most the blocks of k runs; N where
+    every counted task has exactly k runs or every value is 0 or 1.
+    """
+    count, mean = moments.tasks, moments.mean
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pooled = (count * mean + 1.0) / (count + 2.0)
+        squares = moments.squares + count * (mean - pooled) ** 2 + pooled**2 + (1.0 - pooled) ** 2
+        variance = squares / ((count - 1.0) * (count + 2.0))
+        spread = mean * (1.0 - mean)
+        effective = np.minimum(spread / variance, moments.blocks)
+    binomial = moments.exact | (spread <= 0.0)
+    trials: Floats = np.where(binomial, count, effective)
+    return trials
+
+
+def effective_n_interval(moments: TaskMoments, confidence_level: float) -> tuple[Floats, Floats]:
+    """Return each column's Clopper-Pearson limits at ``m * n`` of ``n`` effective tasks.
+
+    NaN where fewer than two tasks are counted. The Clopper-Pearson limits come
+    from beta quantiles, so a fractional number of successes and trials is fine.
+
+    Examples
+    --------
+    Thirty tasks that each passed 2 of 4 runs: pass@1 is 0.5 on every task,
+    which cannot show it is 0.5 for a new task; the interval says how much
+    the runs can.
+
+    >>> import numpy as np
+    >>> values = np.array([[0.5]])
+    >>> moments = TaskMoments.of(values, np.array([30]), np.array([4]), np.array([1]))
+    >>> low, high = effective_n_interval(moments, 0.95)
+    >>> round(float(low[0]), 3), round(float(high[0]), 3)
+    (0.407, 0.593)
+    """
+    trials = effective_tasks(moments)
+    low, high = clopper_pearson(moments.mean * trials, trials, confidence_level)
+    few = ~(moments.tasks >= 2)
+    return np.where(few, np.nan, low), np.where(few, np.nan, high)
+
+
+def paired_interval(
+    differences: Floats, tasks: Ints, confidence_level: float
+) -> tuple[Floats, Floats]:
+    """Return each column's t interval of the mean difference, with pseudo-tasks; NaN if N < 2.
+
+    With T counted tasks of differences d (NaN: not counted), pseudo-tasks of
+    weight 1/2 at -1 and at +1 and 1 at 0 make ``T + 2`` tasks:
+    ``d~ = sum(d) / (T + 2)``, ``V = (sum(d^2) + 1) / (T + 2) - d~^2``, and the
+    interval is ``d~ ± t(T - 1) sqrt(V / (T + 2))``, clipped to [-1, 1].
+
+    Examples
+    --------
+    Twenty tasks where both agents always pass: the difference is 0, and twenty
+    tasks cannot show that it is exactly 0 for a new task.
+
+    >>> import numpy as np
+    >>> low, high = paired_interval(np.array([[0.0]]), np.array([20]), 0.95)
+    >>> round(float(low[0]), 3), round(float(high[0]), 3)
+    (-0.095, 0.095)
+    """
+    counted = np.isfinite(differences)
+    weight = np.where(counted, tasks[:, None], 0).astype(np.float64)
+    count = weight.sum(axis=0)
+    values = np.where(counted, differences, 0.0)
+    size = count + 2.0
+    centre = (weight * values).sum(axis=0) / size
+    variance = np.maximum(((weight * values**2).sum(axis=0) + 1.0) / size - centre**2, 0.0)
+    few = ~(count >= 2)
+    half = t_quantile(confidence_level, np.where(few, 1.0, count - 1.0)) * np.sqrt(variance / size)
+    low = np.where(few, np.nan, np.clip(centre - half, -1.0, 1.0))
+    high = np.where(few, np.nan, np.clip(centre + half, -1.0, 1.0))
+    return low, high
