@@ -18,9 +18,13 @@ Examples
 (1.0, 1.0, 3)
 """
 
+from typing import TYPE_CHECKING, Any
+
 from passk_lab.harness._ledger import ERROR_KINDS, Ledger, read_ledger
-from passk_lab.harness._runner import evaluate, evaluate_async
 from passk_lab.harness._task import EvalResult, Guard, Task
+
+if TYPE_CHECKING:
+    from passk_lab.harness._runner import evaluate, evaluate_async
 
 __all__ = [
     "ERROR_KINDS",
@@ -32,3 +36,12 @@ __all__ = [
     "evaluate_async",
     "read_ledger",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load the runner (and asyncio, 40 ms) on first use: reading a ledger needs neither."""
+    if name in ("evaluate", "evaluate_async"):
+        from passk_lab.harness import _runner
+
+        return getattr(_runner, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
