@@ -166,6 +166,7 @@ def zero_failure_runs(
 
 _SEED = 17  # every plan draws the same evaluations, so the same call gives the same plan
 _REPLICATES = 4000  # simulated evaluations per number of tasks: the assurance to about 0.006
+_SCALINGS = 6  # steps T -> T (h_T / h)^2 towards the tasks whose assured half-width is h
 _TAIL = 1e-12  # binomial tail mass left out of the exact law at k runs per task
 
 
@@ -279,6 +280,36 @@ class _Evaluations:
         teeth = _teeth(self._law, tasks, width, self._z)
         return all(self.reached(tasks + step, width) >= chance for step in range(teeth + 1))
 
+    def scaled(self, guess: int, *, width: float, chance: float) -> int:
+        """Return the tasks at which the assured half-width comes down to `width`, by scaling.
+
+        The assured half-width h_T falls as a power of the tasks: ``T^(-1/2)``
+        once the tasks' spread dominates, nearer ``1 / T`` with few tasks,
+        where the pseudo-tasks do. Steps ``T (h_T / width)^e`` to a fixed
+        point (e = 2, then the power seen between the last two steps), then
+        one task more while h_T is above `width`. Simulated shares are noisy,
+        and the smallest T whose share passes would pick a lucky draw among
+        many; the fixed point rests on the draws at one or two. Where the
+        steps find no fixed point (the half-width jumps with the tasks),
+        bisection.
+        """
+        tasks, power = max(2, guess), 2.0
+        last: tuple[int, float] | None = None
+        for _ in range(_SCALINGS):
+            half = self.assured(tasks, chance)
+            if last is not None and abs(math.log(tasks / last[0])) > 0.05 and half != last[1]:
+                power = min(max(-math.log(tasks / last[0]) / math.log(half / last[1]), 1.0), 4.0)
+            step = max(2, math.ceil(tasks * math.pow(half / width, power)))
+            if abs(step - tasks) <= 1:
+                tasks = min(step, tasks)
+                break
+            last, tasks = (tasks, half), step
+        else:
+            return _fewest_tasks(lambda count: self.assured(count, chance) <= width, tasks)
+        while self.assured(tasks, chance) > width:
+            tasks += 1
+        return tasks
+
     def assured(self, tasks: int, chance: float) -> float:
         """Return the half-width that an evaluation of `tasks` tasks keeps with `chance`."""
         halves, chances = self._of(tasks)
@@ -360,8 +391,11 @@ def plan_evaluation(
     and rises and falls a little with the tasks, because the interval rests
     on an integer count; the plan is then past the last fall below
     `assurance`, so more tasks keep it. With more runs it is the share of
-    4,000 evaluations simulated with a fixed seed, to about 0.006, so the
-    same call gives the same plan. ``assurance=None`` gives the older plan,
+    4,000 evaluations simulated with a fixed seed (to about 0.006; the same
+    call gives the same plan), and the plan is where the `assurance` quantile
+    of their half-widths comes down to `half_width`, found by scaling the
+    tasks rather than by the first size whose simulated share passes, which
+    would favour a lucky draw. ``assurance=None`` gives the older plan,
     the normal-approximation ``(z * sd / half_width)^2`` rounded up, with
     ``sd`` the exact standard deviation of one task's estimate: the
     half-width of the normal approximation is `half_width` on average, but
@@ -489,10 +523,10 @@ def plan_evaluation(
             tasks = expected
             half = z * spread / math.sqrt(tasks)
         else:
-            guess = max(2, expected)
-            for _ in range(2):  # the half-width shrinks about as one over the root of the tasks
-                guess = max(2, math.ceil(guess * (evaluations.assured(guess, wanted) / width) ** 2))
-            tasks = _fewest_tasks(partial(evaluations.keeps, width=width, chance=wanted), guess)
+            tasks = evaluations.scaled(expected, width=width, chance=wanted)
+            if choice == power:
+                keeps = partial(evaluations.keeps, width=width, chance=wanted)
+                tasks = _fewest_tasks(keeps, tasks)
             half = evaluations.assured(tasks, wanted)
         rows.append(
             {
