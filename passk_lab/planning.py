@@ -166,6 +166,7 @@ def zero_failure_runs(
 
 _SEED = 17  # every plan draws the same evaluations, so the same call gives the same plan
 _REPLICATES = 4000  # simulated evaluations per number of tasks: the assurance to about 0.006
+_MARGIN = 2.0  # standard errors of a simulated share added to the assurance asked for
 _SCALINGS = 6  # steps T -> T (h_T / h)^2 towards the tasks whose assured half-width is h
 _TAIL = 1e-12  # binomial tail mass left out of the exact law at k runs per task
 
@@ -391,11 +392,13 @@ def plan_evaluation(
     and rises and falls a little with the tasks, because the interval rests
     on an integer count; the plan is then past the last fall below
     `assurance`, so more tasks keep it. With more runs it is the share of
-    4,000 evaluations simulated with a fixed seed (to about 0.006; the same
-    call gives the same plan), and the plan is where the `assurance` quantile
-    of their half-widths comes down to `half_width`, found by scaling the
-    tasks rather than by the first size whose simulated share passes, which
-    would favour a lucky draw. ``assurance=None`` gives the older plan,
+    4,000 evaluations simulated with a fixed seed (the same call gives the
+    same plan), to about 0.006 at 0.8; the plan asks that share for two of
+    its standard errors more than `assurance`, so that it reaches
+    `assurance` itself with about 97.5% confidence, and is where that
+    quantile of the simulated half-widths comes down to `half_width`, found
+    by scaling the tasks (the first size whose simulated share passed would
+    favour a lucky draw). ``assurance=None`` gives the older plan,
     the normal-approximation ``(z * sd / half_width)^2`` rounded up, with
     ``sd`` the exact standard deviation of one task's estimate: the
     half-width of the normal approximation is `half_width` on average, but
@@ -479,8 +482,8 @@ def plan_evaluation(
     >>> plan_evaluation(0.05, 0.85, 5, icc=0.3)[["runs_per_task", "n_tasks", "task_sd"]].round(3)
        runs_per_task  n_tasks  task_sd
     0              5      388    0.486
-    1             10      287    0.415
-    2             20      249    0.385
+    1             10      288    0.415
+    2             20      250    0.385
     """
     width = float(half_width)
     if not 0.0 < width <= 0.5:
@@ -523,10 +526,14 @@ def plan_evaluation(
             tasks = expected
             half = z * spread / math.sqrt(tasks)
         else:
-            tasks = evaluations.scaled(expected, width=width, chance=wanted)
-            if choice == power:
+            if choice == power:  # exact: the assurance itself
+                guess = evaluations.scaled(expected, width=width, chance=wanted)
                 keeps = partial(evaluations.keeps, width=width, chance=wanted)
-                tasks = _fewest_tasks(keeps, tasks)
+                tasks = _fewest_tasks(keeps, guess)
+            else:  # simulated: the assurance plus two of the share's standard errors
+                margin = _MARGIN * math.sqrt(wanted * (1.0 - wanted) / _REPLICATES)
+                asked_for = min(wanted + margin, (1.0 + wanted) / 2.0)
+                tasks = evaluations.scaled(expected, width=width, chance=asked_for)
             half = evaluations.assured(tasks, wanted)
         rows.append(
             {
