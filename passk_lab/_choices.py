@@ -9,7 +9,13 @@ Examples
 ('auto', 'wilson', 'clopper_pearson')
 """
 
-__all__ = ["BINOMIAL_METHODS", "BOOTSTRAP_METHODS", "FORMATS", "INTERVAL_METHODS"]
+__all__ = [
+    "BINOMIAL_METHODS",
+    "BOOTSTRAP_METHODS",
+    "FORMATS",
+    "INTERVAL_METHODS",
+    "RESAMPLING_METHODS",
+]
 
 BINOMIAL_METHODS: tuple[str, ...] = (
     "wilson",
@@ -23,7 +29,10 @@ BINOMIAL_METHODS: tuple[str, ...] = (
 BOOTSTRAP_METHODS: tuple[str, ...] = ("percentile", "bca")
 """Intervals from the task bootstrap."""
 
-INTERVAL_METHODS: tuple[str, ...] = ("auto", *BINOMIAL_METHODS, *BOOTSTRAP_METHODS, "two-level")
+RESAMPLING_METHODS: tuple[str, ...] = (*BOOTSTRAP_METHODS, "two-level")
+"""The methods of :func:`passk_lab.reliability_curve` that resample (and take a seed)."""
+
+INTERVAL_METHODS: tuple[str, ...] = ("auto", *BINOMIAL_METHODS, *RESAMPLING_METHODS)
 """Every ``method`` of :func:`passk_lab.reliability_curve`."""
 
 FORMATS: tuple[str, ...] = ("tau-bench", "inspect", "table", "ledger")

@@ -180,8 +180,8 @@ def _curve_arguments(parser: argparse.ArgumentParser) -> None:
         choices=INTERVAL_METHODS,
         default="auto",
         metavar="METHOD",
-        help="interval of pass^k and pass@k: %(choices)s (default: auto, Wilson where every "
-        "task has k runs, else BCa bootstrap)",
+        help="interval of pass^k and pass@k: %(choices)s (default: auto, Clopper-Pearson on "
+        "the tasks where every task has k runs, else on the effective number of tasks)",
     )
     parser.add_argument(
         "--resamples", type=int, default=10_000, metavar="N", help="bootstrap resamples"
@@ -190,7 +190,7 @@ def _curve_arguments(parser: argparse.ArgumentParser) -> None:
         "--seed",
         type=int,
         default=0,
-        help="bootstrap seed (default: 0, so the same file always prints the same intervals)",
+        help="seed of a bootstrap method (default: 0, so a file always prints the same intervals)",
     )
 
 

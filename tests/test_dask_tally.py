@@ -76,6 +76,7 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.slow
 # Dask's Parquet reader still passes inplace= to pandas, which pandas 3.1 deprecates
 @pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame:pandas.errors.Pandas4Warning")
+@pytest.mark.filterwarnings("ignore:k = .* counts:RuntimeWarning")  # unequal runs, on purpose
 @pytest.mark.parametrize("errors", ["fail", "exclude"])
 def test_curve_from_a_parquet_dataset_on_a_cluster_equals_pandas(
     client: object, dataset: Path, errors: str

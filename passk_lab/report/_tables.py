@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from passk_lab._choices import RESAMPLING_METHODS
 from passk_lab._labels import LABELS, interval_label
 from passk_lab._version import __version__
 
@@ -282,14 +283,14 @@ def metadata(frame: pd.DataFrame) -> dict[str, str]:
     -------
     dict of str to str
         Those of ``tasks``, ``runs per task``, ``confidence level``,
-        ``interval method``, ``bootstrap resamples`` and ``errored runs`` that
-        the table records, then always ``passk_lab`` (the version) and
-        ``date`` (today, UTC).
+        ``interval method``, ``bootstrap resamples`` (for a method that
+        resamples) and ``errored runs`` that the table records, then always
+        ``passk_lab`` (the version) and ``date`` (today, UTC).
 
     Examples
     --------
     >>> import passk_lab as pk
-    >>> info = metadata(pk.reliability_curve(pk.simulate_coin(seed=42), rng=0))
+    >>> info = metadata(pk.reliability_curve(pk.simulate_coin(seed=42)))
     >>> {key: info[key] for key in ["tasks", "runs per task", "interval method"]}
     {'tasks': '40', 'runs per task': '5', 'interval method': 'auto'}
     """
@@ -304,7 +305,7 @@ def metadata(frame: pd.DataFrame) -> dict[str, str]:
         info["confidence level"] = f"{attrs['confidence_level']:g}"
     if "method" in attrs:
         info["interval method"] = str(attrs["method"])
-    if "n_resamples" in attrs:
+    if "n_resamples" in attrs and attrs.get("method") in RESAMPLING_METHODS:
         info["bootstrap resamples"] = str(attrs["n_resamples"])
     if "errors" in attrs:
         info["errored runs"] = {"fail": "failures", "exclude": "left out"}.get(
