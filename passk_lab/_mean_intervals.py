@@ -44,9 +44,14 @@ class TaskMoments(NamedTuple):
 
     @classmethod
     def of(cls, values: Floats, tasks: Ints, n: Ints, ks: Ints) -> TaskMoments:
-        """Return the moments of each column of cell `values` (NaN: not counted) at its k."""
+        """Return the moments of each column of cell `values` (NaN: not counted) at its k.
+
+        `tasks` holds the tasks of each cell, one count per cell for every
+        column, or one per cell and column (cells x columns).
+        """
         counted = np.isfinite(values)
-        weight = np.where(counted, tasks[:, None], 0).astype(np.float64)
+        per_column = tasks if tasks.ndim == 2 else tasks[:, None]
+        weight = np.where(counted, per_column, 0).astype(np.float64)
         count = weight.sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = (weight * np.where(counted, values, 0.0)).sum(axis=0) / count

@@ -23,7 +23,8 @@ import pandas as pd
 from passk_lab._betabinom import outcome_chances
 from passk_lab._checks import confidence, positive_int, probability
 from passk_lab._data.cells import products
-from passk_lab._interval import z_value
+from passk_lab._interval import clopper_pearson, z_value
+from passk_lab._mean_intervals import TaskMoments, effective_n_interval
 from passk_lab._typing import Floats
 from passk_lab._warnings import UNSET, renamed
 
@@ -196,28 +197,6 @@ class _TaskLaw:
         return math.sqrt(max(variance, 0.0))
 
 
-def _cp_half_width(successes: Floats, trials: Floats, level: float) -> Floats:
-    """Half the Clopper-Pearson interval of `successes` in `trials`, from beta quantiles.
-
-    Beta quantiles take the fractional successes and trials of an effective
-    number of tasks.
-    """
-    from scipy import special  # 0.5 s to import; a curve does not need it
-
-    tail = (1.0 - level) / 2.0
-    some, short = successes > 0, successes < trials
-    low = np.where(
-        some, special.betaincinv(np.where(some, successes, 1.0), trials - successes + 1, tail), 0.0
-    )
-    high = np.where(
-        short,
-        special.betaincinv(successes + 1, np.where(short, trials - successes, 1.0), 1.0 - tail),
-        1.0,
-    )
-    half: Floats = (high - low) / 2.0
-    return half
-
-
 def _half_widths(law: _TaskLaw, tasks: int, level: float) -> tuple[Floats, Floats]:
     """Return the reported pass^k interval's half-widths over evaluations of `tasks` tasks.
 
@@ -227,9 +206,10 @@ def _half_widths(law: _TaskLaw, tasks: int, level: float) -> tuple[Floats, Float
     Clopper-Pearson on the effective number of tasks ``m (1 - m) / Var(m)``,
     ``Var(m) = SS / ((T - 1)(T + 2))`` with SS the squared deviations of the
     T values and one pseudo-task at 0 and one at 1 from their mean, at most
-    ``T * floor(runs / k)`` and T where every value is 0 or every value is 1;
-    T values are a multinomial count of the ``runs + 1`` values a task can
-    take, drawn `_REPLICATES` times.
+    ``T * floor(runs / k)`` and T where every value is 0 or every value is 1
+    (:func:`~passk_lab._mean_intervals.effective_n_interval`, what a curve
+    reports); T values are a multinomial count of the ``runs + 1`` values a
+    task can take, drawn `_REPLICATES` times.
     """
     if law.runs == law.k:
         from scipy import stats
@@ -238,20 +218,16 @@ def _half_widths(law: _TaskLaw, tasks: int, level: float) -> tuple[Floats, Float
         low, high = stats.binom.interval(1.0 - _TAIL, tasks, chance)
         passed = np.arange(int(low), int(high) + 1, dtype=np.float64)
         weights = stats.binom.pmf(passed, tasks, chance)
-        half = _cp_half_width(passed, np.full(len(passed), float(tasks)), level)
+        lows, highs = clopper_pearson(passed, np.full(len(passed), float(tasks)), level)
     else:
+        # every simulated evaluation is a column: its tasks at each of the runs + 1 values
         counts = np.random.default_rng(_SEED).multinomial(tasks, law.chances, size=_REPLICATES)
-        centre = law.mean  # sums of squares about the model's mean lose no digits
-        mean = centre + (counts @ (law.scores - centre)) / tasks
-        squares = counts @ (law.scores - centre) ** 2 - tasks * (mean - centre) ** 2
-        pooled = (tasks * mean + 1.0) / (tasks + 2.0)
-        squares = squares + tasks * (mean - pooled) ** 2 + pooled**2 + (1.0 - pooled) ** 2
-        spread = mean * (1.0 - mean)
-        effective = spread * (tasks - 1.0) * (tasks + 2.0) / squares
-        blocks = float(tasks * (law.runs // law.k))
-        trials = np.where(spread > 0.0, np.minimum(effective, blocks), float(tasks))
-        half = _cp_half_width(mean * trials, trials, level)
+        values = np.repeat(law.scores[:, None], _REPLICATES, axis=1)
+        runs = np.full(len(law.scores), law.runs)
+        ks = np.full(_REPLICATES, law.k)
+        lows, highs = effective_n_interval(TaskMoments.of(values, counts.T, runs, ks), level)
         weights = np.full(_REPLICATES, 1.0 / _REPLICATES)
+    half = (highs - lows) / 2.0
     order = np.argsort(half, kind="stable")
     return half[order], np.cumsum(weights[order])
 
