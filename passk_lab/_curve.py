@@ -144,6 +144,16 @@ def _warn_few(cells: Cells, counted: Floats, all_ks: Ints, asked_ks: list[Ints])
             return
 
 
+def _warn_rejected(cells: Cells, group: int, p_value: float, most: int) -> None:
+    """Warn that predictions past the observed runs rest on a model the data reject."""
+    warn(
+        f"the beta-binomial model fits the runs{_where(cells, group)} badly (goodness of fit "
+        f"p = {p_value:.2g}): betabinom_pow_k past k = {most}, the most runs observed, rests on "
+        f"its shape and is not to be trusted; see success_counts(runs) for where it misses",
+        RuntimeWarning,
+    )
+
+
 def curve_table(
     cells: Cells,
     group_ks: list[Ints],
@@ -179,7 +189,7 @@ def curve_table(
         columns = np.searchsorted(all_ks, ks)
         missing = np.full(len(ks), np.nan)
         pow_low, pow_high, at_low, at_high = missing, missing, missing, missing
-        band_low, band_high, betabinom = missing, missing, missing
+        band_low, band_high, betabinom, fitted = missing, missing, missing, missing
         methods: list[str] = [""] * len(ks)
         if spec is not None:
             rows = np.arange(cells.starts[group], ends[group])
@@ -191,9 +201,13 @@ def curve_table(
             at_low, at_high = intervals.pass_at_k
             band_low, band_high = (limit[0] ** ks for limit in intervals.pass_at_1)
             methods = intervals.methods
-            if np.any(n > 0) and len(n):
+            if np.any(n > 0):
                 runs = n > 0
-                betabinom = np.asarray(fit_cells(n[runs], c[runs], tasks[runs]).pow_k(ks))
+                fit = fit_cells(n[runs], c[runs], tasks[runs])
+                betabinom = np.asarray(fit.pow_k(ks))
+                fitted = np.full(len(ks), fit.goodness_of_fit.p_value)
+                if fit.rejected and ks.max() > n.max():
+                    _warn_rejected(cells, group, fit.goodness_of_fit.p_value, int(n.max()))
         part = pd.DataFrame(
             {
                 "k": ks,
@@ -207,6 +221,7 @@ def curve_table(
                 "p_pow_k_low": band_low,
                 "p_pow_k_high": band_high,
                 "betabinom_pow_k": betabinom,
+                "betabinom_fit_pvalue": fitted,
                 "n_tasks": counted[group, columns].astype(np.int64),
                 "n_tasks_excluded": n_tasks[group] - counted[group, columns].astype(np.int64),
                 "n_runs_excluded": cells.n_runs_excluded[group],

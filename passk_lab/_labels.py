@@ -9,6 +9,7 @@ LABELS = {  # column (and metric) names; "^k" is set as a superscript where the 
     "pass_at_k": "pass@k",
     "p_pow_k": "(pass@1)^k",
     "betabinom_pow_k": "beta-binomial pass^k",
+    "betabinom_fit_pvalue": "beta-binomial fit p",
     "n_tasks": "tasks",
     "n_tasks_excluded": "tasks excluded",
     "n_runs_excluded": "runs excluded",

@@ -300,8 +300,8 @@ def reliability_curve(
     DataFrame
         One row per (group, k): ``[*by, k, pass_pow_k, pass_pow_k_low,
         pass_pow_k_high, pass_at_k, pass_at_k_low, pass_at_k_high, p_pow_k,
-        p_pow_k_low, p_pow_k_high, betabinom_pow_k, n_tasks,
-        n_tasks_excluded, n_runs_excluded, interval_method]``.
+        p_pow_k_low, p_pow_k_high, betabinom_pow_k, betabinom_fit_pvalue,
+        n_tasks, n_tasks_excluded, n_runs_excluded, interval_method]``.
         ``interval_method`` names the interval of that row's pass^k and
         pass@k. ``attrs`` holds ``n_tasks`` (all groups), ``runs_per_task``
         (the fewest and the most), ``errors``, ``confidence_level``,
@@ -327,7 +327,12 @@ def reliability_curve(
     * **betabinom_pow_k** is ``E[p^k]`` under a beta-binomial fit of the
       (n, c) pairs (:func:`~passk_lab.fit_betabinom`, where its interval
       is): the prediction when tasks differ in difficulty, defined for k
-      beyond the observed runs.
+      beyond the observed runs. The model is the zero/one-inflated one where
+      tasks that never or always pass fit better so. ``betabinom_fit_pvalue``
+      is the p-value of its goodness-of-fit check on the (n, c) histogram
+      (``BetaBinomialFit.goodness_of_fit``); below 0.05 the model is
+      rejected, and rows past the observed runs (``predict_to``) warn that
+      their prediction is not to be trusted.
     * When tasks have different numbers of runs, each k averages its own set
       of tasks (those with ``n >= k``), so the curve can rise where a task
       with few runs and a low pass rate drops out. With equal runs, pass^k

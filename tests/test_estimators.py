@@ -475,6 +475,7 @@ def test_curve_columns_are_the_documented_contract():
         "p_pow_k_low",
         "p_pow_k_high",
         "betabinom_pow_k",
+        "betabinom_fit_pvalue",
         "n_tasks",
         "n_tasks_excluded",
         "n_runs_excluded",

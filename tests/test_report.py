@@ -112,6 +112,7 @@ def test_labelled_names_the_columns_and_puts_each_interval_in_one_cell(curve):
         "(pass@1)^k",
         "(pass@1)^k 95% CI",
         "beta-binomial pass^k",
+        "beta-binomial fit p",
         "tasks",
         "tasks excluded",
         "runs excluded",
