@@ -226,3 +226,26 @@ def test_moments_count_only_the_tasks_with_k_runs():
     assert moments.exact.tolist() == [False, True]
     low, high = effective_n_interval(moments, 0.95)
     assert (low[1], high[1]) == pytest.approx(pk.binomial_ci(2, 2, method="clopper_pearson"))
+
+
+# --- the beta-binomial prediction past the observed runs -----------------------------------
+
+
+def test_a_rejected_beta_binomial_flags_its_predictions_past_the_runs():
+    # two clusters of tasks, one passing 1 of 8 runs and one 7 of 8: no Beta has that shape
+    counts = pd.DataFrame({"task": range(80), "n": 8, "c": [1] * 40 + [7] * 40})
+    fit = pk.fit_betabinom(counts)
+    assert fit.rejected
+    with pytest.warns(RuntimeWarning, match=r"fits the runs badly .* past k = 8"):
+        curve = pk.reliability_curve(counts, predict_to=12)
+    assert (curve["betabinom_fit_pvalue"] == fit.goodness_of_fit.p_value).all()
+    assert (curve["betabinom_fit_pvalue"] < 0.05).all()
+    inside = pk.reliability_curve(counts)  # no prediction past the runs: no warning
+    assert inside["betabinom_fit_pvalue"].iloc[0] == fit.goodness_of_fit.p_value
+
+
+def test_a_beta_binomial_that_fits_predicts_without_a_warning(tau_bench_runs):
+    fit = pk.fit_betabinom(tau_bench_runs)
+    assert not fit.rejected
+    curve = pk.reliability_curve(tau_bench_runs, predict_to=12)  # warnings are errors
+    assert curve["betabinom_fit_pvalue"].iloc[0] == pytest.approx(fit.goodness_of_fit.p_value)
