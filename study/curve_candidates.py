@@ -854,7 +854,7 @@ def width_ratios(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
 
 
 def edge_cases(method: str = RECOMMENDED, level: float = 0.95) -> pd.DataFrame:
-    """Return the limits of `method` on the issue's zero-width examples (every width positive).
+    """Return the limits of `method` on issue 17's zero-width examples (every width positive).
 
     Parameters
     ----------
@@ -931,7 +931,7 @@ def report() -> str:
         for level, part in table.groupby("level"):
             lines.append(f"\n### Level {level}, {title} ({len(part.groupby(KEY))} cells)\n")
             lines.append(_md_table(summary(part, level)))
-    lines.append("\n### The issue's zero-width examples under the recommended rule\n")
+    lines.append("\n### The zero-width examples of issue 17 under the recommended rule\n")
     lines.append(_md_table(edge_cases(), ".4f"))
     bb = _read("betabinom")
     if not bb.empty:
