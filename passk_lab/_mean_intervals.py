@@ -12,8 +12,9 @@ docs/uncertainty.md), not by name:
   proportion of tasks: Clopper-Pearson on the tasks. Elsewhere the number of
   trials is ``n_eff = m (1 - m) / Var(m)``, the variance taken with one
   pseudo-task at 0 and one at 1 added (so that a sample that misses a rare
-  tail still has spread), capped at the disjoint blocks of k runs the tasks
-  hold, and the tasks themselves when every value is 0 or every value is 1.
+  tail still has spread), kept between the tasks themselves (values in
+  [0, 1] vary at most as 0 / 1 values do, so a mean of N of them is worth at
+  least N trials) and the disjoint blocks of k runs the tasks hold.
 * :func:`paired_interval` -- the default of a comparison: a t interval on the
   mean difference with pseudo-tasks of weight 1/2 at -1 and at +1 and 1 at 0
   (Agresti and Min 2005 for paired proportions), so that its width is never 0.
@@ -67,18 +68,18 @@ def effective_tasks(moments: TaskMoments) -> Floats:
 
     ``Var(m) = SS / ((N - 1)(N + 2))`` with SS the squared deviations of the N
     values and one pseudo-task at 0 and one at 1 from their mean;
-    ``n_eff = m (1 - m) / Var(m)``, at most the blocks of k runs; N where
-    every counted task has exactly k runs or every value is 0 or 1.
+    ``n_eff = m (1 - m) / Var(m)``, at least N (no mean of N values in [0, 1]
+    varies more than a proportion of N trials: far from 1/2 with few tasks
+    the pseudo-tasks alone would claim it does) and at most the blocks of k
+    runs; N where every counted task has exactly k runs.
     """
     count, mean = moments.tasks, moments.mean
     with np.errstate(invalid="ignore", divide="ignore"):
         pooled = (count * mean + 1.0) / (count + 2.0)
         squares = moments.squares + count * (mean - pooled) ** 2 + pooled**2 + (1.0 - pooled) ** 2
         variance = squares / ((count - 1.0) * (count + 2.0))
-        spread = mean * (1.0 - mean)
-        effective = np.minimum(spread / variance, moments.blocks)
-    binomial = moments.exact | (spread <= 0.0)
-    trials: Floats = np.where(binomial, count, effective)
+        effective = np.clip(mean * (1.0 - mean) / variance, count, moments.blocks)
+    trials: Floats = np.where(moments.exact, count, effective)
     return trials
 
 

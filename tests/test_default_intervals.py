@@ -16,13 +16,11 @@ def effective_n_by_hand(values, blocks, level=0.95):
     """The effective-n Clopper-Pearson interval of a list of task values, written out."""
     values = np.asarray(values, dtype=float)
     count, mean = len(values), values.mean()
-    if mean in (0.0, 1.0):
-        trials = count
-    else:
-        augmented = np.concatenate([values, [0.0, 1.0]])  # one pseudo-task at each end
-        squares = ((augmented - augmented.mean()) ** 2).sum()
-        variance = squares / ((count - 1) * (count + 2))
-        trials = min(mean * (1 - mean) / variance, blocks)
+    augmented = np.concatenate([values, [0.0, 1.0]])  # one pseudo-task at each end
+    squares = ((augmented - augmented.mean()) ** 2).sum()
+    variance = squares / ((count - 1) * (count + 2))
+    # at least the tasks (values in [0, 1] vary at most as 0/1 values do), at most the blocks
+    trials = min(max(mean * (1 - mean) / variance, count), blocks)
     x, alpha = mean * trials, 1 - level
     low = stats.beta.ppf(alpha / 2, x, trials - x + 1) if x > 0 else 0.0
     high = stats.beta.ppf(1 - alpha / 2, x + 1, trials - x) if x < trials else 1.0
@@ -135,6 +133,18 @@ def test_a_k_counted_on_one_task_is_nan_with_a_warning_not_a_point():
     assert math.isnan(row["pass_pow_k_low"])
     assert math.isnan(row["pass_at_k_high"])
     assert row["interval_method"] == "none (fewer than 2 tasks)"
+
+
+def test_one_passing_run_among_many_failures_moves_the_interval_a_little_not_to_0_8():
+    # 20 tasks x 10 runs: no pass, then one pass in 200 runs. The pseudo-tasks alone would
+    # make the second a mean of 2 effective tasks ([0, 0.82]); a mean of 20 values in [0, 1]
+    # is worth at least 20 trials
+    none = pk.pass_at_1_se(pd.DataFrame({"task": range(20), "n": 10, "c": 0}))
+    one = pk.pass_at_1_se(pd.DataFrame({"task": range(20), "n": 10, "c": [1] + [0] * 19}))
+    low, high = one.confidence_interval()
+    expected = stats.beta.ppf([0.025, 0.975], [0.1, 1.1], [20.9, 19.9])  # CP at 0.1 of 20
+    assert (low, high) == pytest.approx(tuple(expected), rel=1e-9)
+    assert none.confidence_interval().high < high < 0.2
 
 
 def test_one_task_for_pass_at_1_is_nan_with_a_warning():
