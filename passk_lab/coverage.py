@@ -40,6 +40,9 @@ COVERAGE_METHODS: tuple[str, ...] = (*INTERVAL_METHODS, "clustered", "naive")
 """Every method :func:`interval_coverage` measures: the curve's, and pass@1's normal intervals."""
 
 _CURVE_STATISTICS = ("pass_pow_k", "pass_at_k", "p_pow_k")
+_SLACK = 1e-12
+"""A limit within this share of the truth's distance to 0 or 1 covers it: a bootstrap limit
+on the truth itself (a mean of the tasks' values, such as 1/20) can land an ulp off it."""
 _SCORES = (
     "coverage",
     "coverage_se",
@@ -183,8 +186,9 @@ def _score(
         count = int(scored.sum())
         row: dict[str, float | int] = dict.fromkeys(_SCORES, np.nan)
         if count:
-            lows, highs = low[scored, column], high[scored, column]
-            width = highs - lows
+            slack = _SLACK * min(value, 1.0 - value)
+            lows, highs = low[scored, column] - slack, high[scored, column] + slack
+            width = high[scored, column] - low[scored, column]
             coverage = float(np.mean((lows <= value) & (value <= highs)))
             row = {
                 "coverage": coverage,
@@ -272,7 +276,7 @@ def interval_coverage(
         miss_high, n_replicates, n_undefined]``. ``statistic`` is
         ``pass_pow_k``, ``pass_at_k``, ``p_pow_k`` (the band, whose truth is
         ``(E[p])^k``) or ``pass_at_1`` (k = 1). An interval covers the truth
-        when ``low <= truth <= high``; ``zero_width`` is the share of
+        when ``low <= truth <= high`` (up to rounding); ``zero_width`` is the share of
         intervals that are a point (``low == high``); ``miss_low`` (``miss_high``) the share
         that lie entirely above (below) the truth. A replicate in which a k
         counts fewer than 2 tasks has a NaN interval by design (one task says

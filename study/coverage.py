@@ -69,6 +69,8 @@ MARGIN = 0.02
 """A cell's bar is its level minus this: 0.93 at 0.95."""
 SIGNIFICANCE = 0.01
 """A cell is significantly below its bar when the binomial chance of its count is below this."""
+SLACK = 1e-12
+"""A limit this share of the truth's distance to 0 or 1 from it covers it (interval_coverage's)."""
 DEFAULT = "auto"
 
 
@@ -339,7 +341,8 @@ def check_against_compare(
 
 def score(low: np.ndarray, high: np.ndarray, truth: np.ndarray) -> pd.DataFrame:
     """Coverage and widths per column of replicates x columns limits, as interval_coverage has."""
-    covered = (low <= truth) & (truth <= high)
+    slack = SLACK * np.minimum(np.abs(truth), 1.0 - np.abs(truth))
+    covered = (low - slack <= truth) & (truth <= high + slack)
     width = high - low
     coverage = covered.mean(axis=0)
     replicates = len(low)
@@ -351,8 +354,8 @@ def score(low: np.ndarray, high: np.ndarray, truth: np.ndarray) -> pd.DataFrame:
             "mean_width": width.mean(axis=0),
             "median_width": np.median(width, axis=0),
             "zero_width": (width <= 0.0).mean(axis=0),
-            "miss_low": (truth < low).mean(axis=0),
-            "miss_high": (truth > high).mean(axis=0),
+            "miss_low": (truth < low - slack).mean(axis=0),
+            "miss_high": (truth > high + slack).mean(axis=0),
             "n_replicates": replicates,
             "n_undefined": 0,
         }
