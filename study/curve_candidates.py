@@ -16,9 +16,10 @@ collapsed to a point at 0 or 1), a Bayesian bootstrap, Wilson and
 Clopper-Pearson on an effective number of tasks (with and without
 pseudo-tasks), logit and arcsine t intervals, Hoeffding and empirical
 Bernstein bounds, binomial intervals on the tasks at k = n, and a parametric
-bootstrap under the fitted beta-binomial. ``cp@k=n_else_cp_neff`` is the rule
-the library now ships as ``"auto"``; ``--quick`` checks that it gives the
-library's limits.
+bootstrap under the fitted beta-binomial. ``cp@k=n_else_cp_neff_floor`` is
+the rule the library now ships as ``"auto"``: ``cp@k=n_else_cp_neff`` (its
+earlier form) with the effective n kept at least the counted tasks;
+``--quick`` checks that it gives the library's limits.
 
 Usage, from the repository root::
 
@@ -307,6 +308,17 @@ def _cp_neff_aug1_edge(mo: _Moments, level: float) -> Limits:
     return _clopper_pearson(mo.m * n, n, level)
 
 
+def _cp_neff_floor(mo: _Moments, level: float) -> Limits:
+    """As cp_neff_aug1_edge, the effective n at least the counted tasks N.
+
+    A mean of N values in [0, 1] varies at most as a proportion of N trials
+    does; without the floor, far from 1/2 at few tasks the pseudo-tasks alone
+    make the effective n small.
+    """
+    n = np.maximum(_effective_n(_augmented(mo, 1.0), edge="tasks"), mo.N)
+    return _clopper_pearson(mo.m * n, n, level)
+
+
 def _binomial_tasks(mo: _Moments, level: float, kind: str) -> Limits:
     """Binomial interval of the tasks with value 1 of N; NaN unless every task has k runs."""
     x, n = mo.ones, mo.N
@@ -392,8 +404,10 @@ MOMENT_METHODS: dict[str, Callable[[_Moments, float], Limits]] = {
     "cp@k=n_else_aug1_edge": lambda mo, level: _at_k_else(mo, level, _wilson_neff_t_aug1_edge),
     "cp_neff_aug1_edge": _cp_neff_aug1_edge,
     "cp@k=n_else_cp_neff": lambda mo, level: _at_k_else(mo, level, _cp_neff_aug1_edge),
+    "cp@k=n_else_cp_neff_floor": lambda mo, level: _at_k_else(mo, level, _cp_neff_floor),
 }
-RECOMMENDED = "cp@k=n_else_cp_neff"  # the library's "auto"
+EARLIER = "cp@k=n_else_cp_neff"  # the library's "auto" before the floor at N tasks
+RECOMMENDED = "cp@k=n_else_cp_neff_floor"  # the library's "auto"
 
 
 # --------------------------------------------------------------------------------------
@@ -613,6 +627,7 @@ def _parts() -> dict[str, _Part]:
         "cp@k=n_else_aug_edge",
         "wilson_neff_t_aug1_edge",
         "cp_tasks@k=n",
+        EARLIER,
         RECOMMENDED,
     )
     parts = {
@@ -636,7 +651,7 @@ def _parts() -> dict[str, _Part]:
         200,
         1000,
         (0.95,),
-        ("betabinom_param", "cp@k=n_else_aug1_edge", RECOMMENDED),
+        ("betabinom_param", "cp@k=n_else_aug1_edge", EARLIER, RECOMMENDED),
     )
     parts["quick"] = _Part(
         tuple(_populations(quick=True)),
@@ -819,12 +834,13 @@ def summary(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
 
 
 def width_ratios(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
-    """Return the recommended rule's median width over BCa's and the old default's, by T.
+    """Return the recommended rule's median width over BCa's, the old default's and EARLIER's.
 
     Parameters
     ----------
     table : DataFrame
-        Rows of :func:`run_part` at one level, with ``bca`` and ``old_default``.
+        Rows of :func:`run_part` at one level, with ``bca``, ``old_default``
+        and the earlier rule.
     level : float
         The level of the rows; a cell counts where the other method holds
         ``level - 0.02`` with a positive width.
@@ -840,7 +856,7 @@ def width_ratios(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     at_k = table[table.method == "cp_tasks@k=n"].set_index(KEY).index
     ours = table[table.method == RECOMMENDED].set_index(KEY).mean_width
     rows = []
-    for other in ("bca", "old_default"):
+    for other in ("bca", "old_default", EARLIER):
         theirs = table[table.method == other].set_index(KEY)
         held = theirs[(theirs.coverage >= bar) & (theirs.mean_width > 0)]
         ratio = (ours.reindex(held.index) / held.mean_width).rename("ratio").reset_index()
@@ -850,6 +866,43 @@ def width_ratios(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
             row |= {f"T = {t}": g.ratio.median() for t, g in part.groupby("T")}
             row |= {"all T": part.ratio.median(), "cells compared": len(part)}
             rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def floor_widths(table: pd.DataFrame, others: tuple[str, ...] = (EARLIER, "bca")) -> pd.DataFrame:
+    """Return the recommended rule's median width over other methods', overall and near 0 / 1.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Rows of :func:`run_part` at one level.
+    others : tuple of str
+        The methods compared, those of them in `table`.
+
+    Returns
+    -------
+    DataFrame
+        One row per other method: the median over cells of the ratio of the
+        mean widths, on every cell where the other's mean width is positive
+        and on those with a truth below 0.05 or above 0.95, and the cells.
+    """
+    ours = table[table.method == RECOMMENDED].set_index(KEY).mean_width
+    rows = []
+    for other in others:
+        theirs = table[(table.method == other) & (table.mean_width > 0)].set_index(KEY)
+        if theirs.empty:
+            continue
+        ratio = ours.reindex(theirs.index) / theirs.mean_width
+        edge = ((theirs.truth < 0.05) | (theirs.truth > 0.95)).to_numpy()
+        rows.append(
+            {
+                "against": other,
+                "all cells": ratio.median(),
+                "cells": len(ratio),
+                "truth < 0.05 or > 0.95": ratio[edge].median(),
+                "edge cells": int(edge.sum()),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -923,6 +976,18 @@ def report() -> str:
         "cells where that method holds 0.93:\n"
     )
     lines.append(_md_table(width_ratios(grid), ".2f"))
+    lines.append(
+        f"\nMedian width of {RECOMMENDED} over that of {EARLIER} (no floor at N) and of BCa, "
+        "per grid, on every cell where the other's width is positive:\n"
+    )
+    ratios = []
+    for name in (*SCHEMES, "levels", "levels_all", "betabinom"):
+        table = _read(name)
+        if table.empty:
+            continue
+        for level, part in table.groupby("level"):
+            ratios.append(floor_widths(part).assign(part=name, level=level))
+    lines.append(_md_table(pd.concat(ratios, ignore_index=True), ".3f"))
     for name, title in (
         ("levels", "n = 10, a smaller grid, bootstraps too"),
         ("levels_all", "closed forms, every cell"),

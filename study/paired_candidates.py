@@ -17,8 +17,9 @@ and without pseudo-tasks.
 pass@1 (``--part pass1``): T tasks of n runs, task rates Beta(mean p, icc).
 The candidates: the clustered normal interval (the old default), Wilson,
 Jeffreys and logit intervals on a design-effect effective n, the t interval
-and Wilson with pseudo-tasks, and the library's rule (``cp_neff``:
-Clopper-Pearson on the effective n with one pseudo-task at 0 and one at 1).
+and Wilson with pseudo-tasks, and Clopper-Pearson on the effective n with one
+pseudo-task at 0 and one at 1 (``cp_neff``), and that effective n kept at
+least the tasks (``cp_neff_floor``: the library's rule).
 
 Planning for assurance, the third part of the first version of this study,
 is ``study/planning_assurance.py``.
@@ -299,14 +300,16 @@ def run_paired(quick: bool, reps: int, resamples: int, level: float, seed: int) 
 
 
 # ---------------------------------------------------------------- pass@1 candidates
-def _cp_neff(c: np.ndarray, n: int, level: float) -> Limits:
-    """Return the library's pass@1 rule written out, per replicate (rows of c).
+def _cp_neff(c: np.ndarray, n: int, level: float, floor: bool = False) -> Limits:
+    """Return Clopper-Pearson on an effective n of the tasks, per replicate (rows of c).
 
     Clopper-Pearson at ``m n_eff`` of ``n_eff`` trials;
     ``n_eff = m (1 - m) / Var(m)`` with ``Var(m) = SS / ((T - 1)(T + 2))``,
     SS the squared deviations of the T values c/n and of a pseudo-task at 0
     and one at 1 from their mean, at most T n; the tasks where every value is
-    0 or 1, or where n = 1.
+    0 or 1, or where n = 1. With `floor`, n_eff is at least T (a mean of T
+    values in [0, 1] varies at most as a proportion of T trials): the
+    library's pass@1 rule written out.
     """
     v = c / n
     tasks = v.shape[1]
@@ -315,6 +318,8 @@ def _cp_neff(c: np.ndarray, n: int, level: float) -> Limits:
     squares = ((v - pooled[:, None]) ** 2).sum(1) + pooled**2 + (1 - pooled) ** 2
     with np.errstate(divide="ignore", invalid="ignore"):
         ne = np.minimum(m * (1 - m) / (squares / ((tasks - 1) * (tasks + 2))), tasks * n)
+    if floor:
+        ne = np.maximum(ne, tasks)
     ne = np.where((m * (1 - m) > 0) & (n > 1), ne, tasks)
     x = m * ne
     alpha = 1 - level
@@ -358,6 +363,7 @@ def _pass1_intervals(c: np.ndarray, n: int, level: float) -> dict[str, Limits]:
     out["wilson_neff_aug"] = _wilson(est, ne, z)
     out["wilson_neff_aug_t"] = _wilson(est, ne, tq)
     out["cp_neff"] = _cp_neff(c, n, level)
+    out["cp_neff_floor"] = _cp_neff(c, n, level, floor=True)
     return out
 
 
@@ -414,7 +420,7 @@ def run_pass1(quick: bool, reps: int, level: float, seed: int) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- checks against the library
 def _check_library() -> int:
-    """Check t_floor against paired_interval and cp_neff against effective_n_interval.
+    """Check t_floor against paired_interval and cp_neff_floor against effective_n_interval.
 
     Returns the columns checked.
     """
@@ -428,16 +434,20 @@ def _check_library() -> int:
         if not (np.allclose(ours[0], lib[0]) and np.allclose(ours[1], lib[1])):
             raise AssertionError(f"t_floor differs from paired_interval at {tasks} tasks, {level}")
         checked += d.shape[1]
-    for n, passes in ((3, [0, 1, 3, 3, 2]), (10, [10] * 6), (1, [0, 1, 1, 0]), (4, [2] * 8)):
+    checks = ((3, [0, 1, 3, 3, 2]), (10, [10] * 6), (1, [0, 1, 1, 0]), (4, [2] * 8))
+    checks += ((10, [1] + [0] * 19), (3, [3] * 18 + [2, 1]))  # near the floor and the ceiling
+    for n, passes in checks:
         c = np.array([passes])
         tasks = c.shape[1]
-        ours = _cp_neff(c, n, 0.95)
+        ours = _cp_neff(c, n, 0.95, floor=True)
         moments = TaskMoments.of(
             (c[0] / n)[:, None], np.ones(tasks, dtype=np.int64), np.full(tasks, n), np.array([1])
         )
         lib = effective_n_interval(moments, 0.95)
         if not (np.allclose(ours[0], lib[0]) and np.allclose(ours[1], lib[1])):
-            raise AssertionError(f"cp_neff differs from effective_n_interval on {passes} of {n}")
+            raise AssertionError(
+                f"cp_neff_floor differs from effective_n_interval on {passes} of {n}"
+            )
         checked += 1
     return checked
 
@@ -505,6 +515,32 @@ def paired_tables(res: pd.DataFrame, level: float) -> str:
     return "\n\n".join(parts)
 
 
+def _floor_widths(res: pd.DataFrame) -> pd.DataFrame:
+    """Return cp_neff_floor's median width over cp_neff's and t_floor's, overall and near 0 / 1.
+
+    The median over cells of the ratio of mean widths, on every cell and on
+    those with a truth below 0.05 or above 0.95.
+    """
+    cell = ["truth", "tasks", "icc", "runs"]
+    widths = res.pivot_table(index=cell, columns="method", values="width")
+    edge = (widths.index.get_level_values("truth") < 0.05) | (
+        widths.index.get_level_values("truth") > 0.95
+    )
+    rows = []
+    for other in ("cp_neff", "t_floor"):
+        ratio = widths["cp_neff_floor"] / widths[other]
+        rows.append(
+            {
+                "against": other,
+                "all cells": ratio.median(),
+                "cells": len(ratio),
+                "truth < 0.05 or > 0.95": ratio[edge].median(),
+                "edge cells": int(edge.sum()),
+            }
+        )
+    return pd.DataFrame(rows).set_index("against")
+
+
 def pass1_tables(res: pd.DataFrame, level: float) -> str:
     """Return the Markdown tables of a pass@1 run: summary, worst cells, minima by truth.
 
@@ -530,6 +566,8 @@ def pass1_tables(res: pd.DataFrame, level: float) -> str:
         _md(res.pivot_table(index="method", columns="truth", values="coverage", aggfunc="min")),
         "Mean width by method x truth",
         _md(res.pivot_table(index="method", columns="truth", values="width", aggfunc="mean")),
+        "Median width ratio of cp_neff_floor, per cell",
+        _md(_floor_widths(res)),
     ]
     return "\n\n".join(parts)
 
@@ -550,7 +588,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         start = time.time()
-        print(f"check: t_floor and cp_neff equal the library's ({_check_library()} columns)")
+        print(f"check: t_floor and cp_neff_floor equal the library's ({_check_library()} columns)")
         paired = run_paired(True, 40, 400, args.level, args.seed)
         print(f"\n## Paired differences, small grid\n\n{_md(_summary(paired, args.level))}")
         pass1 = run_pass1(True, 500, args.level, args.seed)
