@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+import passk_lab as pk
 from passk_lab._bootstrap import task_bootstrap
 from passk_lab._mean_intervals import TaskMoments, effective_n_interval, paired_interval
 
@@ -420,7 +421,10 @@ def run_pass1(quick: bool, reps: int, level: float, seed: int) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- checks against the library
 def _check_library() -> int:
-    """Check t_floor against paired_interval and cp_neff_floor against effective_n_interval.
+    """Check t_floor against paired_interval, cp_neff_floor against pass@1's default.
+
+    pass@1's default: ``effective_n_interval`` at k = 1 and the interval of
+    ``pass_at_1_se``, on the same tasks.
 
     Returns the columns checked.
     """
@@ -443,11 +447,13 @@ def _check_library() -> int:
         moments = TaskMoments.of(
             (c[0] / n)[:, None], np.ones(tasks, dtype=np.int64), np.full(tasks, n), np.array([1])
         )
-        lib = effective_n_interval(moments, 0.95)
-        if not (np.allclose(ours[0], lib[0]) and np.allclose(ours[1], lib[1])):
-            raise AssertionError(
-                f"cp_neff_floor differs from effective_n_interval on {passes} of {n}"
-            )
+        tally = pd.DataFrame({"task": range(tasks), "n": n, "c": passes})
+        for label, lib in (
+            ("effective_n_interval", effective_n_interval(moments, 0.95)),
+            ("pass_at_1_se", pk.pass_at_1_se(tally).confidence_interval(0.95)),
+        ):
+            if not (np.allclose(ours[0], lib[0]) and np.allclose(ours[1], lib[1])):
+                raise AssertionError(f"cp_neff_floor differs from {label} on {passes} of {n}")
         checked += 1
     return checked
 
@@ -588,7 +594,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         start = time.time()
-        print(f"check: t_floor and cp_neff_floor equal the library's ({_check_library()} columns)")
+        checked = _check_library()
+        print(
+            "check: t_floor equals paired_interval, cp_neff_floor effective_n_interval and "
+            f"pass_at_1_se(...).confidence_interval() ({checked} columns)"
+        )
         paired = run_paired(True, 40, 400, args.level, args.seed)
         print(f"\n## Paired differences, small grid\n\n{_md(_summary(paired, args.level))}")
         pass1 = run_pass1(True, 500, args.level, args.seed)
