@@ -6,12 +6,11 @@ is computed, from :func:`normal_quantile`; :func:`normal_cdf` is its inverse.
 :func:`normal_interval` and :func:`pass_at_1_errors` are the normal interval of
 a mean over tasks and the standard errors of pass@1 it uses.
 :func:`beta_quantile` and :func:`clopper_pearson` are the beta quantiles and
-the Clopper-Pearson limits every binomial-type interval uses, and
-:func:`t_quantile` the two-sided Student t critical value.
+the Clopper-Pearson limits every binomial-type interval uses.
 
 The normal functions come from the standard library (``math.erfc`` and
 :class:`statistics.NormalDist`, both accurate to a few units in the last
-place); the beta and t quantiles from :mod:`scipy.special` (a tenth of a
+place); the beta quantiles from :mod:`scipy.special` (a tenth of a
 second to import, where :mod:`scipy.stats` takes half a second), imported on
 first use.
 """
@@ -35,7 +34,6 @@ __all__ = [
     "normal_interval",
     "normal_quantile",
     "pass_at_1_errors",
-    "t_quantile",
     "z_value",
 ]
 
@@ -106,23 +104,6 @@ def beta_quantile(q: npt.ArrayLike, a: npt.ArrayLike, b: npt.ArrayLike) -> Float
         special.betaincinv(*shapes, np.asarray(q, dtype=np.float64)), dtype=np.float64
     )
     return quantile
-
-
-def t_quantile(confidence_level: float, df: npt.ArrayLike) -> Floats:
-    """Return the two-sided Student t critical value at `df` degrees of freedom (any > 0).
-
-    Examples
-    --------
-    >>> t_quantile(0.95, [1.0, 19.0]).round(4).tolist()
-    [12.7062, 2.093]
-    """
-    from scipy import special
-
-    value: Floats = np.asarray(
-        special.stdtrit(np.asarray(df, dtype=np.float64), 1.0 - (1.0 - confidence_level) / 2.0),
-        dtype=np.float64,
-    )
-    return value
 
 
 def clopper_pearson(

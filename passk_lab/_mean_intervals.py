@@ -15,9 +15,10 @@ docs/uncertainty.md), not by name:
   tail still has spread), kept between the tasks themselves (values in
   [0, 1] vary at most as 0 / 1 values do, so a mean of N of them is worth at
   least N trials) and the disjoint blocks of k runs the tasks hold.
-* :func:`paired_interval` -- the default of a comparison: a t interval on the
-  mean difference with pseudo-tasks of weight 1/2 at -1 and at +1 and 1 at 0
-  (Agresti and Min 2005 for paired proportions), so that its width is never 0.
+* :func:`paired_interval` -- the default of a comparison: the effective-n
+  intervals of the positive and of the negative part of the per-task
+  differences, combined by the method of variance estimates recovery, so that
+  it keeps its level where the agents rarely disagree and is never a point.
 
 Both need two counted tasks: a population claim from one task is NaN.
 """
@@ -28,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from passk_lab._interval import clopper_pearson, t_quantile
+from passk_lab._interval import clopper_pearson
 from passk_lab._typing import Bools, Floats, Ints
 
 __all__ = ["TaskMoments", "effective_n_interval", "paired_interval"]
@@ -109,34 +110,52 @@ def effective_n_interval(moments: TaskMoments, confidence_level: float) -> tuple
 
 
 def paired_interval(
-    differences: Floats, tasks: Ints, confidence_level: float
+    differences: Floats, tasks: Ints, n: Ints, ks: Ints, confidence_level: float
 ) -> tuple[Floats, Floats]:
-    """Return each column's t interval of the mean difference, with pseudo-tasks; NaN if N < 2.
+    """Return each column's interval of the mean of per-task differences in [-1, 1].
 
-    With T counted tasks of differences d (NaN: not counted), pseudo-tasks of
-    weight 1/2 at -1 and at +1 and 1 at 0 make ``T + 2`` tasks:
-    ``d~ = sum(d) / (T + 2)``, ``V = (sum(d^2) + 1) / (T + 2) - d~^2``, and the
-    interval is ``d~ ± t(T - 1) sqrt(V / (T + 2))``, clipped to [-1, 1].
+    A difference d is its positive part minus its negative part,
+    ``d = max(d, 0) - max(-d, 0)``, two values in [0, 1]. Each part's mean
+    gets the effective-n interval (:func:`effective_n_interval`, `n` the
+    fewer runs of the two sides in each cell, for the blocks of k runs), and
+    the two are combined by the method of variance estimates recovery (Zou
+    and Donner 2008; Newcombe 1998 for paired proportions), with the
+    correlation r of the parts over the tasks (at most 0: a task's
+    difference is either positive or negative)::
+
+        low  = d - sqrt((m+ - l+)^2 + (u- - m-)^2 - 2 r (m+ - l+)(u- - m-))
+        high = d + sqrt((u+ - m+)^2 + (m- - l-)^2 - 2 r (u+ - m+)(m- - l-))
+
+    clipped to [-1, 1]. Where the agents rarely disagree, each part is a rare
+    event, and its Clopper-Pearson limits are what keep the level. NaN where
+    fewer than two tasks count.
 
     Examples
     --------
     Twenty tasks where both agents always pass: the difference is 0, and twenty
-    tasks cannot show that it is exactly 0 for a new task.
+    tasks cannot show that it is exactly 0 for a new task (a disagreement on
+    one task in eight would show in no task with chance 7%).
 
     >>> import numpy as np
-    >>> low, high = paired_interval(np.array([[0.0]]), np.array([20]), 0.95)
+    >>> low, high = paired_interval(
+    ...     np.array([[0.0]]), np.array([20]), np.array([5]), np.array([5]), 0.95
+    ... )
     >>> round(float(low[0]), 3), round(float(high[0]), 3)
-    (-0.095, 0.095)
+    (-0.168, 0.168)
     """
+    positive, negative = np.maximum(differences, 0.0), np.maximum(-differences, 0.0)
+    above, below = TaskMoments.of(positive, tasks, n, ks), TaskMoments.of(negative, tasks, n, ks)
+    above_low, above_high = effective_n_interval(above, confidence_level)
+    below_low, below_high = effective_n_interval(below, confidence_level)
     counted = np.isfinite(differences)
     weight = np.where(counted, tasks[:, None], 0).astype(np.float64)
-    count = weight.sum(axis=0)
-    values = np.where(counted, differences, 0.0)
-    size = count + 2.0
-    centre = (weight * values).sum(axis=0) / size
-    variance = np.maximum(((weight * values**2).sum(axis=0) + 1.0) / size - centre**2, 0.0)
-    few = ~(count >= 2)
-    half = t_quantile(confidence_level, np.where(few, 1.0, count - 1.0)) * np.sqrt(variance / size)
-    low = np.where(few, np.nan, np.clip(centre - half, -1.0, 1.0))
-    high = np.where(few, np.nan, np.clip(centre + half, -1.0, 1.0))
-    return low, high
+    gaps = np.where(counted, (positive - above.mean) * (negative - below.mean), 0.0)
+    spread = np.sqrt(above.squares * below.squares)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        correlation = np.where(spread > 0, (weight * gaps).sum(axis=0) / spread, 0.0)
+    centre = above.mean - below.mean
+    lower_gap, upper_gap = above.mean - above_low, below_high - below.mean
+    low = centre - np.sqrt(lower_gap**2 + upper_gap**2 - 2.0 * correlation * lower_gap * upper_gap)
+    upper_gap, lower_gap = above_high - above.mean, below.mean - below_low
+    high = centre + np.sqrt(upper_gap**2 + lower_gap**2 - 2.0 * correlation * upper_gap * lower_gap)
+    return np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)

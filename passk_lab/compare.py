@@ -103,11 +103,13 @@ def compare(
     confidence_level : float
         In (0, 1).
     method : {"auto", "bca", "percentile"}
-        The interval of the difference. ``"auto"`` (the default): a t
-        interval on the mean per-task difference with pseudo-tasks (weight
-        1/2 at -1 and at +1, 1 at 0), which holds its level at 20 tasks and
-        near the floor and the ceiling and is never a point (see
-        docs/uncertainty.md for the measured coverage). ``"bca"``,
+        The interval of the difference. ``"auto"`` (the default): the
+        intervals of the positive and of the negative part of the per-task
+        differences (each Clopper-Pearson on an effective number of tasks,
+        as the curve's), combined by the method of variance estimates
+        recovery; it holds its level at 20 tasks, near the floor and the
+        ceiling and where the agents rarely disagree, and is never a point
+        (see docs/uncertainty.md for the measured coverage). ``"bca"``,
         ``"percentile"``: a paired task bootstrap, which undercovers there and
         gives way to the ``"auto"`` interval where it has no width.
     n_resamples : int
@@ -151,8 +153,8 @@ def compare(
     3   pass_at_k  4     1.00    1.000       0.000
     >>> table.loc[:1, ["k", "difference_low", "difference_high"]].round(3)
        k  difference_low  difference_high
-    0  1           0.177            0.252
-    1  4           0.386            0.555
+    0  1           0.174            0.256
+    1  4           0.382            0.558
     """
     level = confidence(confidence_level)
     if method != "auto" and method not in BOOTSTRAP_METHODS:
@@ -189,7 +191,8 @@ def compare(
         return means
 
     tasks = tasks.astype(np.int64)
-    low, high = paired_interval(difference, tasks, level)
+    fewer = np.minimum(n_a, n_b)  # the blocks of k runs both sides hold
+    low, high = paired_interval(difference, tasks, fewer, np.tile(values_ks, 2), level)
     if method != "auto":
         boot_low, boot_high = task_bootstrap(
             tasks,

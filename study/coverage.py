@@ -318,7 +318,9 @@ def paired_limits(
         [first.pass_pow_k - second.pass_pow_k, first.pass_at_k - second.pass_at_k]
     )
     columns = differences.reshape(replicates, tasks, -1).transpose(1, 0, 2).reshape(tasks, -1)
-    low, high = paired_interval(columns, np.ones(tasks, dtype=np.int64), level)
+    column_ks = np.tile(np.tile(ks, 2), replicates)
+    fewer = np.full(tasks, min(runs_a, runs_b))
+    low, high = paired_interval(columns, np.ones(tasks, dtype=np.int64), fewer, column_ks, level)
     return np.reshape(low, (replicates, -1)), np.reshape(high, (replicates, -1))
 
 

@@ -198,7 +198,7 @@ def test_a_small_drop_between_k_values_does_not_warn():
 # --- paired differences ---------------------------------------------------------------------
 
 
-def test_the_paired_interval_is_the_pseudo_task_t_interval_written_out():
+def test_the_paired_interval_is_the_two_parts_recombined_written_out():
     rng = np.random.default_rng(8)
     a = pd.DataFrame({"task": range(25), "n": 5, "c": rng.binomial(5, 0.7, size=25)})
     b = pd.DataFrame({"task": range(25), "n": 3, "c": rng.binomial(3, 0.6, size=25)})
@@ -206,14 +206,44 @@ def test_the_paired_interval_is_the_pseudo_task_t_interval_written_out():
     for k in (1, 2, 3):
         for statistic in ("pass_pow_k", "pass_at_k"):
             d = per_task(a, k, statistic) - per_task(b, k, statistic)
-            augmented = np.concatenate([d, [1.0, -1.0, 0.0]])  # weights 1/2, 1/2, 1
-            weights = np.concatenate([np.ones(25), [0.5, 0.5, 1.0]])
-            centre = (weights * augmented).sum() / weights.sum()
-            variance = (weights * augmented**2).sum() / weights.sum() - centre**2
-            half = stats.t.ppf(0.975, 24) * np.sqrt(variance / weights.sum())
+            above, below = np.maximum(d, 0), np.maximum(-d, 0)
+            blocks = 25 * (3 // k)  # the fewer runs: agent b's 3
+            above_low, above_high = effective_n_by_hand(above, blocks)
+            below_low, below_high = effective_n_by_hand(below, blocks)
+            r = np.corrcoef(above, below)[0, 1] if above.std() and below.std() else 0.0
+            m_above, m_below = above.mean(), below.mean()
+            low = d.mean() - np.sqrt(
+                (m_above - above_low) ** 2
+                + (below_high - m_below) ** 2
+                - 2 * r * (m_above - above_low) * (below_high - m_below)
+            )
+            high = d.mean() + np.sqrt(
+                (above_high - m_above) ** 2
+                + (m_below - below_low) ** 2
+                - 2 * r * (above_high - m_above) * (m_below - below_low)
+            )
             row = table.loc[(statistic, k)]
-            assert row["difference_low"] == pytest.approx(centre - half, rel=1e-10)
-            assert row["difference_high"] == pytest.approx(centre + half, rel=1e-10)
+            assert row["difference_low"] == pytest.approx(max(low, -1.0), rel=1e-9, abs=1e-12)
+            assert row["difference_high"] == pytest.approx(min(high, 1.0), rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("level", [0.8, 0.9, 0.95, 0.99])
+def test_the_paired_interval_keeps_its_level_where_agents_rarely_disagree(level):
+    # 40 tasks whose values are 0 or 1 for both agents: d is -1, 0 or +1, here +1 with chance
+    # q and never -1. The exact coverage enumerates the tasks that disagree (a binomial)
+    tasks = 40
+    plus = np.arange(tasks + 1)
+    differences = (plus[None, :] > np.arange(tasks)[:, None]).astype(float)  # tasks x counts
+    low, high = paired_interval(
+        differences,
+        np.ones(tasks, dtype=np.int64),
+        np.ones(tasks, dtype=np.int64),
+        np.ones(tasks + 1, dtype=np.int64),
+        level,
+    )
+    for q in np.linspace(0.005, 0.15, 59):
+        inside = (low <= q) & (q <= high)
+        assert stats.binom.pmf(plus, tasks, q)[inside].sum() >= level - 0.02
 
 
 def test_two_agents_at_the_ceiling_get_an_interval_of_width():
@@ -221,7 +251,9 @@ def test_two_agents_at_the_ceiling_get_an_interval_of_width():
     b = pd.DataFrame({"task": range(40), "n": 5, "c": [5] * 38 + [4, 3]})
     table = pk.compare(a, b, [5], method="bca", rng=0).set_index("metric")
     # pass@5 is 1 for every task of both: the bootstrap has no width, the default has
-    low, high = paired_interval(np.zeros((1, 1)), np.array([40]), 0.95)
+    low, high = paired_interval(
+        np.zeros((1, 1)), np.array([40]), np.array([5]), np.array([5]), 0.95
+    )
     assert table.loc["pass_at_k", "difference_low"] == pytest.approx(low[0])
     assert table.loc["pass_at_k", "difference_high"] == pytest.approx(high[0])
     assert high[0] > 0
