@@ -9,10 +9,14 @@ independent given the task. The per-task values are the unbiased estimates
 ``E[v(A)] - E[v(B)]``, by Gauss-Hermite quadrature over theta. The
 candidates: the task bootstrap (BCa, percentile; the library's
 ``task_bootstrap``), the plain t interval, the t interval with pseudo-tasks
-(``t_floor``, weight 1/2 at -1 and +1 and 1 at 0: the library's
-``paired_interval``; ``t_floor_quarter`` with weight 1/4), Newcombe's hybrid
-score interval on effective numbers of tasks, and Bayesian bootstraps with
-and without pseudo-tasks.
+(``t_floor``, weight 1/2 at -1 and +1 and 1 at 0: the library's default
+before ``mover_cp_parts``; ``t_floor_quarter`` with weight 1/4), Newcombe's
+hybrid score interval on effective numbers of tasks, Bayesian bootstraps with
+and without pseudo-tasks, and the MOVER combination of the effective-n
+Clopper-Pearson intervals of the positive and the negative part of d
+(``mover_cp_parts``: the library's ``paired_interval``). ``--quick`` and
+``--report`` also print the exact coverage of ``t_floor`` and
+``mover_cp_parts`` where the agents rarely disagree.
 
 pass@1 (``--part pass1``): T tasks of n runs, task rates Beta(mean p, icc).
 The candidates: the clustered normal interval (the old default), Wilson,
@@ -157,6 +161,35 @@ def _t_floor(d: np.ndarray, level: float, w: float = 0.5) -> Limits:
     return np.clip(m - q * se, -1, 1), np.clip(m + q * se, -1, 1)
 
 
+def _mover_cp_parts(d: np.ndarray, cap: np.ndarray, exact: np.ndarray, level: float) -> Limits:
+    """Return the MOVER interval of the mean difference from its positive and negative parts.
+
+    ``d = d+ - d-`` with ``d+ = max(d, 0)`` and ``d- = max(-d, 0)``, two
+    values in [0, 1] per task; each part's mean m gets :func:`_cp_neff_values`
+    with the floor, [l, u], and the method of variance estimates recovery
+    (Zou and Donner 2008) combines them with the correlation r of the parts
+    over the tasks (0 where a part has no spread)::
+
+        low  = d - sqrt((m+ - l+)^2 + (u- - m-)^2 - 2 r (m+ - l+)(u- - m-))
+        high = d + sqrt((u+ - m+)^2 + (m- - l-)^2 - 2 r (u+ - m+)(m- - l-))
+
+    clipped to [-1, 1]: the library's ``paired_interval`` written out. `d`
+    is tasks x statistics, `cap` each statistic's blocks of k runs,
+    `exact` where both sides have exactly k runs.
+    """
+    plus, minus = np.maximum(d, 0).T, np.maximum(-d, 0).T
+    lp, up = _cp_neff_values(plus, cap, exact, level, floor=True)
+    lm, um = _cp_neff_values(minus, cap, exact, level, floor=True)
+    mp, mm = plus.mean(1), minus.mean(1)
+    gp, gm = plus - mp[:, None], minus - mm[:, None]
+    spread = np.sqrt((gp**2).sum(1) * (gm**2).sum(1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.where(spread > 0, (gp * gm).sum(1) / spread, 0.0)
+    low = mp - mm - np.sqrt((mp - lp) ** 2 + (um - mm) ** 2 - 2 * r * (mp - lp) * (um - mm))
+    high = mp - mm + np.sqrt((up - mp) ** 2 + (mm - lm) ** 2 - 2 * r * (up - mp) * (mm - lm))
+    return np.clip(low, -1, 1), np.clip(high, -1, 1)
+
+
 def _bayes_boot(d: np.ndarray, level: float, rng, draws: int, pseudo: float = 0.5) -> Limits:
     """Return the Bayesian bootstrap interval with pseudo-tasks at d = +1 and d = -1.
 
@@ -221,6 +254,7 @@ def _paired_cell(cell, reps: int, resamples: int, level: float, rng) -> pd.DataF
     stat = _statistics(na, nb)
     true = np.array([_truth(s, ma, _metric(m), k) - _truth(s, mb, _metric(m), k) for m, k in stat])
     caps = np.array([tasks * (min(na, nb) // k) for _, k in stat], float)
+    exact = np.array([min(na, nb) == k for _, k in stat])
     rows = []
     for _ in range(reps):
         theta = rng.normal(0, s, tasks)
@@ -239,6 +273,7 @@ def _paired_cell(cell, reps: int, resamples: int, level: float, rng) -> pd.DataF
             "newcombe": _newcombe(va, vb, caps, z),
             "bayes_boot": _bayes_boot(d, level, rng, resamples),
             "bayes_boot_plain": _bayes_boot_plain(d, level, rng, resamples),
+            "mover_cp_parts": _mover_cp_parts(d, caps, exact, level),
         }
         for method, (lo, hi) in res.items():
             lo = np.asarray(lo, float)
@@ -304,24 +339,33 @@ def run_paired(quick: bool, reps: int, resamples: int, level: float, seed: int) 
 def _cp_neff(c: np.ndarray, n: int, level: float, floor: bool = False) -> Limits:
     """Return Clopper-Pearson on an effective n of the tasks, per replicate (rows of c).
 
+    The passes c of T tasks of n runs each: :func:`_cp_neff_values` of the
+    values c/n, at most T n trials, T of them where n = 1.
+    """
+    return _cp_neff_values(c / n, c.shape[1] * n, np.asarray(n == 1), level, floor)
+
+
+def _cp_neff_values(v: np.ndarray, cap, exact: np.ndarray, level: float, floor: bool) -> Limits:
+    """Return Clopper-Pearson on an effective n of values in [0, 1] (tasks on the last axis).
+
     Clopper-Pearson at ``m n_eff`` of ``n_eff`` trials;
     ``n_eff = m (1 - m) / Var(m)`` with ``Var(m) = SS / ((T - 1)(T + 2))``,
-    SS the squared deviations of the T values c/n and of a pseudo-task at 0
-    and one at 1 from their mean, at most T n; the tasks where every value is
-    0 or 1, or where n = 1. With `floor`, n_eff is at least T (a mean of T
-    values in [0, 1] varies at most as a proportion of T trials): the
-    library's pass@1 rule written out.
+    SS the squared deviations of the T values and of a pseudo-task at 0 and
+    one at 1 from their mean, at most `cap`; T where every value is 0 or 1,
+    or where `exact` (each value is one run's outcome). With `floor`, n_eff
+    is at least T (a mean of T values in [0, 1] varies at most as a
+    proportion of T trials): the library's ``effective_n_interval`` written
+    out.
     """
-    v = c / n
-    tasks = v.shape[1]
-    m = v.mean(1)
+    tasks = v.shape[-1]
+    m = v.mean(-1)
     pooled = (tasks * m + 1) / (tasks + 2)
-    squares = ((v - pooled[:, None]) ** 2).sum(1) + pooled**2 + (1 - pooled) ** 2
+    squares = ((v - pooled[..., None]) ** 2).sum(-1) + pooled**2 + (1 - pooled) ** 2
     with np.errstate(divide="ignore", invalid="ignore"):
-        ne = np.minimum(m * (1 - m) / (squares / ((tasks - 1) * (tasks + 2))), tasks * n)
+        ne = np.minimum(m * (1 - m) / (squares / ((tasks - 1) * (tasks + 2))), cap)
     if floor:
         ne = np.maximum(ne, tasks)
-    ne = np.where((m * (1 - m) > 0) & (n > 1), ne, tasks)
+    ne = np.where((m * (1 - m) > 0) & ~exact, ne, tasks)
     x = m * ne
     alpha = 1 - level
     low = np.where(x > 0, stats.beta.ppf(alpha / 2, np.maximum(x, 1e-300), ne - x + 1), 0.0)
@@ -421,8 +465,11 @@ def run_pass1(quick: bool, reps: int, level: float, seed: int) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- checks against the library
 def _check_library() -> int:
-    """Check t_floor against paired_interval, cp_neff_floor against pass@1's default.
+    """Check mover_cp_parts against paired_interval and compare, cp_neff_floor against pass@1's.
 
+    Paired: simulated evaluations of two agents (and a column where they
+    always agree) against ``paired_interval`` on the same per-task
+    differences, and against the table of ``compare`` on their tallies.
     pass@1's default: ``effective_n_interval`` at k = 1 and the interval of
     ``pass_at_1_se``, on the same tasks.
 
@@ -430,13 +477,41 @@ def _check_library() -> int:
     """
     rng = np.random.default_rng(5)
     checked = 0
-    for tasks, level in ((20, 0.95), (40, 0.9), (7, 0.99)):
-        d = rng.choice([-1.0, -0.4, 0.0, 0.0, 0.2, 1.0], size=(tasks, 3))
-        d[:, 2] = 0.0  # the agents always agree
-        ours = _t_floor(d, level)
-        lib = paired_interval(d, np.ones(tasks, dtype=np.int64), level)
-        if not (np.allclose(ours[0], lib[0]) and np.allclose(ours[1], lib[1])):
-            raise AssertionError(f"t_floor differs from paired_interval at {tasks} tasks, {level}")
+    for tasks, level, na, nb, mb in (
+        (20, 0.95, 5, 5, 3.0),
+        (40, 0.9, 5, 3, 0.0),
+        (7, 0.99, 3, 3, -4),
+    ):
+        theta = rng.normal(0, 1.5, tasks)
+        ca = rng.binomial(na, special.expit(theta + mb + 1))
+        cb = rng.binomial(nb, special.expit(theta + mb))
+        ks = [k for k in (1, 3, 5) if k <= min(na, nb)]
+        stat = [("pass_pow_k", k) for k in ks] + [("pass_at_k", k) for k in ks] + [("agree", 1)]
+        d = np.column_stack(
+            [_per_task(na, ca, m, k) - _per_task(nb, cb, m, k) for m, k in stat[:-1]]
+            + [np.zeros(tasks)]
+        )
+        column_ks = np.array([k for _, k in stat])
+        fewer = min(na, nb)
+        ours = _mover_cp_parts(d, tasks * (fewer // column_ks), fewer == column_ks, level)
+        lib = paired_interval(
+            d, np.ones(tasks, dtype=np.int64), np.full(tasks, fewer), column_ks, level
+        )
+        table = pk.compare(
+            pd.DataFrame({"task": range(tasks), "n": na, "c": ca}),
+            pd.DataFrame({"task": range(tasks), "n": nb, "c": cb}),
+            ks,
+            confidence_level=level,
+        )
+        for label, low, high in (
+            ("paired_interval", *lib),
+            ("compare", table.difference_low.to_numpy(), table.difference_high.to_numpy()),
+        ):
+            n_cols = len(low)
+            if not (np.allclose(ours[0][:n_cols], low) and np.allclose(ours[1][:n_cols], high)):
+                raise AssertionError(
+                    f"mover_cp_parts differs from {label} at {tasks} tasks, {level}"
+                )
         checked += d.shape[1]
     checks = ((3, [0, 1, 3, 3, 2]), (10, [10] * 6), (1, [0, 1, 1, 0]), (4, [2] * 8))
     checks += ((10, [1] + [0] * 19), (3, [3] * 18 + [2, 1]))  # near the floor and the ceiling
@@ -456,6 +531,59 @@ def _check_library() -> int:
                 raise AssertionError(f"cp_neff_floor differs from {label} on {passes} of {n}")
         checked += 1
     return checked
+
+
+def rare_disagreement(tasks: int = 40) -> pd.DataFrame:
+    """Return the exact coverage of t_floor and mover_cp_parts where the agents rarely disagree.
+
+    Every task has one 0/1 outcome per agent (pass^k or pass@k with k runs on
+    each side): d = +1 with chance q+, -1 with chance q-, else 0, so the
+    counts of +1 and -1 are trinomial and the coverage of the truth q+ - q-
+    is the sum of the chances of the counts whose interval holds it.
+
+    Parameters
+    ----------
+    tasks : int
+        Tasks of an evaluation.
+
+    Returns
+    -------
+    DataFrame
+        Coverage per (q+, q-) and level, each method a column block; the last
+        rows are the minimum over q+ in 0.001, 0.002, ..., 0.1.
+    """
+    up, down = np.array([(a, b) for a in range(tasks + 1) for b in range(tasks + 1 - a)]).T
+    d = (np.arange(tasks)[:, None] < up).astype(float)
+    d -= (np.arange(tasks)[:, None] >= tasks - down).astype(float)
+    levels = (0.8, 0.9, 0.95, 0.99)
+    limits = {
+        (method, level): interval
+        for level in levels
+        for method, interval in (
+            ("t_floor", _t_floor(d, level)),
+            ("mover_cp_parts", _mover_cp_parts(d, np.array(tasks), np.array(True), level)),
+        )
+    }
+
+    def coverage(q_up: float, q_down: float) -> dict[tuple[str, float], float]:
+        chance = stats.multinomial.pmf(
+            np.column_stack([up, down, tasks - up - down]), tasks, [q_up, q_down, 1 - q_up - q_down]
+        )
+        truth = q_up - q_down
+        return {
+            key: float(chance[(lo <= truth) & (truth <= hi)].sum())
+            for key, (lo, hi) in limits.items()
+        }
+
+    shown = [(q, 0.0) for q in (0.02, 0.04, 0.06, 0.08, 0.1)] + [(0.05, 0.01), (0.05, 0.05)]
+    rows = {f"q+ {a:g}, q- {b:g}": coverage(a, b) for a, b in shown}
+    fine = np.round(np.arange(1, 101) / 1000, 3)
+    for label, q_down in (("q- 0", 0.0), ("q- 0.01", 0.01)):
+        each = [coverage(q, q_down) for q in fine]
+        rows[f"min over q+ <= 0.1, {label}"] = {key: min(c[key] for c in each) for key in limits}
+    out = pd.DataFrame(rows).T.rename_axis("chances")
+    out.columns = [f"{method} {level:g}" for method, level in out.columns]
+    return out.round(3)
 
 
 # ---------------------------------------------------------------- tables
@@ -596,9 +724,10 @@ def main() -> None:
         start = time.time()
         checked = _check_library()
         print(
-            "check: t_floor equals paired_interval, cp_neff_floor effective_n_interval and "
-            f"pass_at_1_se(...).confidence_interval() ({checked} columns)"
+            "check: mover_cp_parts equals paired_interval and compare, cp_neff_floor "
+            f"effective_n_interval and pass_at_1_se(...).confidence_interval() ({checked} columns)"
         )
+        print(f"\n## Exact coverage, 40 tasks, rare disagreements\n\n{_md(rare_disagreement())}")
         paired = run_paired(True, 40, 400, args.level, args.seed)
         print(f"\n## Paired differences, small grid\n\n{_md(_summary(paired, args.level))}")
         pass1 = run_pass1(True, 500, args.level, args.seed)
@@ -617,6 +746,7 @@ def main() -> None:
         print(TABLES[args.part](res, args.level))
         print(f"wrote {path} ({len(res)} rows)")
     if args.report:
+        print(f"## Exact coverage, 40 tasks, rare disagreements\n\n{_md(rare_disagreement())}")
         for path in sorted(OUT.glob("*_*.csv.gz")):
             part, level = path.name.removesuffix(".csv.gz").split("_")
             if part in TABLES:
