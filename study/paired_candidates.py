@@ -586,6 +586,40 @@ def rare_disagreement(tasks: int = 40) -> pd.DataFrame:
     return out.round(3)
 
 
+def no_disagreement(sizes: tuple[int, ...] = (20, 40, 150)) -> pd.DataFrame:
+    """Return the half-widths of t_floor and mover_cp_parts where no task disagrees (d = 0).
+
+    mover_cp_parts' is the Clopper-Pearson bound of 0 successes in T trials,
+    ``1 - (alpha / 2)^(1 / T)`` (the "rule of three"); t_floor's is
+    ``t(T - 1) / (T + 2)``.
+
+    Parameters
+    ----------
+    sizes : tuple of int
+        Tasks of an evaluation.
+
+    Returns
+    -------
+    DataFrame
+        Per tasks and level: each half-width and t_floor's over mover_cp_parts'.
+    """
+    rows = []
+    for tasks, level in itertools.product(sizes, (0.8, 0.9, 0.95, 0.99)):
+        d = np.zeros((tasks, 1))
+        t_half = float(_t_floor(d, level)[1][0])
+        mover_half = float(_mover_cp_parts(d, np.array(tasks), np.array(True), level)[1][0])
+        rows.append(
+            {
+                "tasks": tasks,
+                "level": level,
+                "t_floor": t_half,
+                "mover_cp_parts": mover_half,
+                "t_floor / mover_cp_parts": t_half / mover_half,
+            }
+        )
+    return pd.DataFrame(rows).set_index(["tasks", "level"]).round(4)
+
+
 # ---------------------------------------------------------------- tables
 def _md(df: pd.DataFrame, index: bool = True) -> str:
     df = df.reset_index() if index else df
@@ -645,8 +679,30 @@ def paired_tables(res: pd.DataFrame, level: float) -> str:
         _md(res.assign(runs=runs).pivot_table("coverage", "method", "runs", aggfunc="min")),
         "Mean width by method x tasks",
         _md(res.pivot_table(index="method", columns="tasks", values="width", aggfunc="mean")),
+        "Median width ratio of mover_cp_parts, per (cell, statistic)",
+        _md(_mover_widths(res)),
     ]
     return "\n\n".join(parts)
+
+
+def _mover_widths(res: pd.DataFrame) -> pd.DataFrame:
+    """Return mover_cp_parts' median width over t_floor's, BCa's and Newcombe's, by tasks.
+
+    The median over (cell, statistic) of the ratio of mean widths, on every
+    cell and per number of tasks; BCa's zero-width cells count as an infinite
+    ratio.
+    """
+    cell = ["sigma", "regime", "gap", "tasks", "runs_a", "runs_b", "metric", "k"]
+    widths = res.pivot_table(index=cell, columns="method", values="width")
+    tasks = widths.index.get_level_values("tasks")
+    rows = {}
+    for other in ("t_floor", "bca", "newcombe"):
+        with np.errstate(divide="ignore"):
+            ratio = widths["mover_cp_parts"] / widths[other]
+        rows[other] = {"all cells": ratio.median()} | {
+            f"{t} tasks": ratio[tasks == t].median() for t in sorted(set(tasks))
+        }
+    return pd.DataFrame(rows).T.rename_axis("against")
 
 
 def _floor_widths(res: pd.DataFrame) -> pd.DataFrame:
@@ -706,6 +762,17 @@ def pass1_tables(res: pd.DataFrame, level: float) -> str:
     return "\n\n".join(parts)
 
 
+def _rare_tables() -> str:
+    return "\n\n".join(
+        [
+            "## Half-widths where no task disagrees",
+            _md(no_disagreement()),
+            "## Exact coverage, 40 tasks, rare disagreements",
+            _md(rare_disagreement()),
+        ]
+    )
+
+
 TABLES = {"paired": paired_tables, "pass1": pass1_tables}
 
 
@@ -727,7 +794,7 @@ def main() -> None:
             "check: mover_cp_parts equals paired_interval and compare, cp_neff_floor "
             f"effective_n_interval and pass_at_1_se(...).confidence_interval() ({checked} columns)"
         )
-        print(f"\n## Exact coverage, 40 tasks, rare disagreements\n\n{_md(rare_disagreement())}")
+        print(f"\n{_rare_tables()}")
         paired = run_paired(True, 40, 400, args.level, args.seed)
         print(f"\n## Paired differences, small grid\n\n{_md(_summary(paired, args.level))}")
         pass1 = run_pass1(True, 500, args.level, args.seed)
@@ -746,7 +813,7 @@ def main() -> None:
         print(TABLES[args.part](res, args.level))
         print(f"wrote {path} ({len(res)} rows)")
     if args.report:
-        print(f"## Exact coverage, 40 tasks, rare disagreements\n\n{_md(rare_disagreement())}")
+        print(_rare_tables())
         for path in sorted(OUT.glob("*_*.csv.gz")):
             part, level = path.name.removesuffix(".csv.gz").split("_")
             if part in TABLES:
