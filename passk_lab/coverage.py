@@ -25,7 +25,6 @@ import pandas as pd
 
 from passk_lab._betabinom import beta_shapes, outcome_chances
 from passk_lab._checks import confidence, k_values, positive_int, probability
-from passk_lab._interval import pass_at_1_errors
 from passk_lab._interval_policy import INTERVAL_METHODS, IntervalSpec, curve_intervals
 from passk_lab._typing import Bools, Floats, Ints
 from passk_lab._warnings import UNSET, renamed
@@ -160,20 +159,6 @@ def _methods(methods: Sequence[str]) -> list[str]:
             f"got {unknown or chosen}{hint}"
         )
     return chosen
-
-
-def _pass_at_1(n: Ints, c: Ints, tasks: Ints) -> PassAt1SE:
-    """Return what :func:`~passk_lab.pass_at_1_se` returns for the tasks of these cells."""
-    estimate, clustered, naive = pass_at_1_errors(n, c, tasks)
-    return PassAt1SE(
-        estimate=estimate,
-        se_clustered=clustered,
-        se_naive=naive,
-        design_effect=clustered**2 / naive**2 if naive > 0 else np.nan,
-        n_tasks=int(tasks.sum()),
-        n_runs=int((n * tasks).sum()),
-        cells=(n, c, tasks),
-    )
 
 
 def _score(
@@ -368,7 +353,7 @@ def interval_coverage(
                 limit[0] ** values_ks for limit in intervals.pass_at_1
             ]
         if at_1:
-            summary = _pass_at_1(*cells)
+            summary = PassAt1SE.from_cells(*cells)
             for method in at_1:
                 interval = summary.confidence_interval(level, method)  # type: ignore[arg-type]
                 limits[method, "pass_at_1"][:, replicate, 0] = interval

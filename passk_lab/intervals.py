@@ -207,6 +207,29 @@ class PassAt1SE:
     n_runs: int
     cells: tuple[Ints, Ints, Ints] = field(repr=False, compare=False)  # (n, c, tasks)
 
+    @classmethod
+    def from_cells(cls, n: Ints, c: Ints, tasks: Ints) -> PassAt1SE:
+        """Return pass@1 and its errors from (n, c) cells holding `tasks` tasks each (n >= 1).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> PassAt1SE.from_cells(np.array([4]), np.array([2]), np.array([10])).estimate
+        0.5
+        """
+        estimate, clustered, naive = pass_at_1_errors(n, c, tasks)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            effect = float(np.float64(clustered) ** 2 / np.float64(naive) ** 2)
+        return cls(
+            estimate=estimate,
+            se_clustered=clustered,
+            se_naive=naive,
+            design_effect=effect,
+            n_tasks=int(tasks.sum()),
+            n_runs=int((n * tasks).sum()),
+            cells=(n, c, tasks),
+        )
+
     def confidence_interval(
         self,
         confidence_level: float = 0.95,
@@ -307,18 +330,7 @@ def pass_at_1_se(runs: pd.DataFrame | np.ndarray, *, errors: ErrorPolicy = "fail
     n, c, tasks = cells.n[keep], cells.c[keep], cells.tasks[keep]
     if not len(n):
         raise ValueError("no task has a run to count; pass@1 needs at least one run")
-    estimate, clustered, naive = pass_at_1_errors(n, c, tasks)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        effect = float(np.float64(clustered) ** 2 / np.float64(naive) ** 2)
-    return PassAt1SE(
-        estimate=estimate,
-        se_clustered=clustered,
-        se_naive=naive,
-        design_effect=effect,
-        n_tasks=int(tasks.sum()),
-        n_runs=int((n * tasks).sum()),
-        cells=(n, c, tasks),
-    )
+    return PassAt1SE.from_cells(n, c, tasks)
 
 
 def __getattr__(name: str) -> Any:

@@ -10,7 +10,7 @@ import pytest
 from scipy import integrate, stats
 
 import passk_lab as pk
-from passk_lab.coverage import COVERAGE_METHODS, _pass_at_1
+from passk_lab.coverage import COVERAGE_METHODS
 
 STUDY = Path(__file__).resolve().parents[1] / "study" / "coverage.py"
 
@@ -118,14 +118,14 @@ def test_the_curve_and_pass_at_1_intervals_are_the_librarys() -> None:
     assert (table.loc["auto", "zero_width"] == 0).all()
 
 
-def test_pass_at_1_is_what_pass_at_1_se_returns() -> None:
+def test_pass_at_1_of_cells_counting_many_tasks_is_what_pass_at_1_se_returns() -> None:
     rng = np.random.default_rng(5)
     n = rng.integers(1, 9, size=25)
     c = rng.binomial(n, 0.4)
     runs = pd.DataFrame({"task": range(25), "n": n, "c": c})
     cells = pd.DataFrame({"n": n, "c": c}).value_counts().sort_index()
     n_cells, c_cells = (cells.index.get_level_values(name).to_numpy() for name in ("n", "c"))
-    mine = _pass_at_1(n_cells, c_cells, cells.to_numpy().astype(np.int64))
+    mine = pk.PassAt1SE.from_cells(n_cells, c_cells, cells.to_numpy().astype(np.int64))
     theirs = pk.pass_at_1_se(runs)
     assert mine.to_frame().iloc[0].to_dict() == pytest.approx(theirs.to_frame().iloc[0].to_dict())
     for method in ("auto", "clustered", "naive"):
