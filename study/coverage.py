@@ -1,4 +1,4 @@
-"""The coverage study of the library's default intervals (issue 17).
+"""The coverage study of the library's default intervals.
 
 Simulates evaluations with a known truth and measures how often the library's
 intervals contain it, and how wide they are, exactly as the public functions
