@@ -1,4 +1,4 @@
-"""The beta-binomial extrapolation checked honestly (issue 17): its check and its predictions.
+"""The beta-binomial extrapolation checked honestly: its goodness-of-fit check and its predictions.
 
 Three parts, each printed as Markdown tables:
 
@@ -10,7 +10,7 @@ Three parts, each printed as Markdown tables:
   to ``"betabinom"`` (its size: near 0.05 when calibrated), and what the
   default ``"auto"`` fit does on the same data (how often it takes the
   inflated model, how often it is flagged).
-* **power**: populations the plain model does not describe: the issue's
+* **power**: populations the plain model does not describe: the
   mixture (30% of tasks always pass, 70% pass with chance 0.6) and a
   three-part one (20% never pass, 20% always pass, 60% Beta(2, 2)); and, as
   a control the model does describe, a U-shaped Beta(0.05, 0.05).
@@ -78,8 +78,8 @@ def shapes_population(name: str, alpha: float, beta: float) -> Population:
     return Population(name, lambda rng, size: rng.beta(alpha, beta, size), pow_k)
 
 
-def issue_mixture() -> Population:
-    """Return the issue's mixture: 30% of tasks always pass, the rest pass with chance 0.6."""
+def always_and_sixty() -> Population:
+    """Return the mixture in which 30% of tasks always pass and the rest pass with chance 0.6."""
 
     def draw(rng: np.random.Generator, size: int) -> np.ndarray:
         return np.where(rng.random(size) < 0.3, 1.0, 0.6)
@@ -180,7 +180,7 @@ def size_table(quick: bool) -> pd.DataFrame:
 def power_table(quick: bool) -> pd.DataFrame:
     """Return the check's rates on populations the plain model does not describe."""
     replicates = 20 if quick else 200
-    populations = [issue_mixture()] if quick else [issue_mixture(), three_part(), u_shaped()]
+    populations = [always_and_sixty()] if quick else [always_and_sixty(), three_part(), u_shaped()]
     sizes = [(80, 5)] if quick else [(tasks, runs) for tasks in (40, 80, 150) for runs in (5, 10)]
     rows = []
     for population in populations:
@@ -250,12 +250,12 @@ def prediction_table(quick: bool) -> pd.DataFrame:
     """Return the prediction check, two rows (plain, auto) per population and task count."""
     replicates, resamples = (8, 100) if quick else (40, 200)
     if quick:
-        populations = [beta_population(0.7, 0.3), issue_mixture()]
+        populations = [beta_population(0.7, 0.3), always_and_sixty()]
         task_counts: tuple[int, ...] = (80,)
     else:
         populations = [
             *(beta_population(mean, icc) for mean in (0.3, 0.7, 0.95) for icc in (0.1, 0.5)),
-            issue_mixture(),
+            always_and_sixty(),
             three_part(),
             u_shaped(),
         ]

@@ -1,4 +1,4 @@
-"""Study: which interval for pass^k and pass@k holds its level (the candidates of issue 17).
+"""Study: which interval for pass^k and pass@k holds its level.
 
 Every simulated evaluation (a task set) is held as counts of tasks per (n, c)
 cell of a fixed grid, so many task sets are one matrix
@@ -907,7 +907,7 @@ def floor_widths(table: pd.DataFrame, others: tuple[str, ...] = (EARLIER, "bca")
 
 
 def edge_cases(method: str = RECOMMENDED, level: float = 0.95) -> pd.DataFrame:
-    """Return the limits of `method` on issue 17's zero-width examples (every width positive).
+    """Return the limits of `method` on data that cannot support certainty (every width positive).
 
     Parameters
     ----------
@@ -996,7 +996,7 @@ def report() -> str:
         for level, part in table.groupby("level"):
             lines.append(f"\n### Level {level}, {title} ({len(part.groupby(KEY))} cells)\n")
             lines.append(_md_table(summary(part, level)))
-    lines.append("\n### The zero-width examples of issue 17 under the recommended rule\n")
+    lines.append("\n### Data that cannot support certainty, under the recommended rule\n")
     lines.append(_md_table(edge_cases(), ".4f"))
     bb = _read("betabinom")
     if not bb.empty:

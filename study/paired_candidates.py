@@ -1,4 +1,4 @@
-"""Study: which interval for a paired difference and for pass@1 holds its level (issue 17).
+"""Study: which interval for a paired difference and for pass@1 holds its level.
 
 Paired differences (``--part paired``): task i has a shared difficulty logit
 ``theta_i ~ N(0, sigma)``; agent A passes a run of task i with probability

@@ -324,7 +324,7 @@ def zero_failure_study(args) -> None:
                 "passes_then_heterogeneous": round(planned, 4),
             }
         )
-    # the figure: 59 runs on one task at mean 0.95, icc 0.1
+    # 59 runs on one task at mean 0.95, icc 0.1: the independent answer's figure
     rates = rng.beta(0.95 * 9, 0.05 * 9, size=draws)
     print(
         "\n### zero_failure_runs when tasks differ (95% confidence: the chance should be <= 0.05)\n"

