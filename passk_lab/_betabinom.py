@@ -626,7 +626,7 @@ class BetaBinomialFit:
     above 0), degrees of freedom. The cost is linear in the
     cells, with no random draws. Under the model it rejects about 4% of
     fits at 0.05 on 40-150 tasks of 5 or 10 runs, fewer (about 1%) when
-    tasks have unequal runs; with 5 runs it finds the issue's mixture (30%
+    tasks have unequal runs; with 5 runs it finds a mixture (30%
     of tasks always pass, the rest at 0.6) in about half of 80-task sets
     (``study/betabinom_prediction.py`` measures its size and power). With
     too few pools to test (``df == 0``, e.g. a handful of tasks) the p-value
