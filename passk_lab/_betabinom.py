@@ -689,10 +689,9 @@ class BetaBinomialFit:
         """
         if math.isnan(self.inflated_log_likelihood):
             return math.nan
-        statistic = 2.0 * (self.inflated_log_likelihood - self.betabinom_log_likelihood)
-        if statistic <= 0:
-            return 1.0
-        return 0.5 * (chi2_sf(statistic, 1) + chi2_sf(statistic, 2))
+        return _inflation_pvalue(
+            2.0 * (self.inflated_log_likelihood - self.betabinom_log_likelihood)
+        )
 
     @property
     def rejected(self) -> bool:
@@ -890,6 +889,16 @@ def _identified(n: Ints, c: Ints, tasks: Ints) -> bool:
     return bool(np.any((c > 0) & (c < n) & (tasks > 0))) and int(np.unique(n).sum()) >= 4
 
 
+def _inflation_pvalue(statistic: float) -> float:
+    """P-value of the likelihood-ratio statistic of the plain model inside the inflated one.
+
+    The largest tail of the boundary mixture, ``(chi2_1 + chi2_2) / 2``; 1 at a statistic of 0.
+    """
+    if statistic <= 0:
+        return 1.0
+    return 0.5 * (chi2_sf(statistic, 1) + chi2_sf(statistic, 2))
+
+
 def fit_cells(n: Ints, c: Ints, tasks: Ints, *, model: Model = "auto") -> BetaBinomialFit:
     """Fit the model (see :func:`fit_betabinom`) to (n, c) cells of `tasks` tasks each (n >= 1)."""
     if model not in MODELS:
@@ -917,9 +926,7 @@ def fit_cells(n: Ints, c: Ints, tasks: Ints, *, model: Model = "auto") -> BetaBi
         fitted, inflated_value = _fit_inflated(ends, [plain, _share_start(ends)])
         inflated = inflated_value + constant
         statistic = 2.0 * (inflated_value - value)
-        if model == "inflated" or (
-            statistic > 0 and 0.5 * (chi2_sf(statistic, 1) + chi2_sf(statistic, 2)) < _LEVEL
-        ):
+        if model == "inflated" or _inflation_pvalue(statistic) < _LEVEL:
             theta, chosen = fitted, "inflated"
     if np.isnan(rho) or mu in (0.0, 1.0):
         check = _UNTESTED

@@ -43,11 +43,7 @@ def warn_empty(cells: Cells, counted: Floats, ks: Ints, asked: Bools | None = No
         return
     group = int(empty[0, 0])
     missing = ks[empty[empty[:, 0] == group, 1]]
-    where = ""
-    if cells.by:
-        where = " in group " + ", ".join(
-            f"{name}={display(cells.groups[name].iloc[group])!r}" for name in cells.by
-        )
+    where = _where(cells, group)
     groups = len(np.unique(empty[:, 0]))
     others = f" (and in {groups - 1} other group(s))" if groups > 1 else ""
     warn(
@@ -58,19 +54,23 @@ def warn_empty(cells: Cells, counted: Floats, ks: Ints, asked: Bools | None = No
 
 
 def curve_values(
-    cells: Cells, ks: Ints, asked: Bools | None = None, counts: Bools | None = None
+    cells: Cells, ks: Ints, asked: Bools | None = None, common: Ints | None = None
 ) -> tuple[Floats, Floats, Floats, Floats]:
     """Return pass^k, pass@k, pass@1 and the tasks counted, per group (rows) and k (columns).
 
     pass@1 and pass^1 are the same number, computed once (``1 - mean(1 - c/n)``
-    could differ from ``mean(c/n)`` in the last bit). `counts` marks the cells
-    counted at all (every cell by default; a cell also needs k runs for a k).
+    could differ from ``mean(c/n)`` in the last bit). With `common` (one k per
+    group), a group counts only its tasks with at least that many runs, and
+    measures no k above it.
     """
     n, c = cells.n, cells.c
-    kept = np.ones(len(n), dtype=bool) if counts is None else counts
 
     def values(good: Ints, ks: Ints) -> Floats:
-        return np.where(kept[:, None], products(n, good, ks), np.nan)
+        if common is None:
+            return products(n, good, ks)
+        limit = common[cells.group]
+        kept = (n >= limit)[:, None] & (ks[None, :] <= limit[:, None])
+        return np.where(kept, products(n, good, ks), np.nan)
 
     pow_k, counted = means(cells, values(c, ks))
     at_k = 1.0 - means(cells, values(n - c, ks))[0]
@@ -122,8 +122,8 @@ def _warn_dropped(cells: Cells, counted: Floats, all_ks: Ints, asked_ks: list[In
                 f"k = {int(ks[first])}{_where(cells, group)} counts {int(tasks[first])} of the "
                 f"{int(tasks[0])} tasks counted at k = {int(ks[0])}: only tasks with at least k "
                 f"runs count, so the rows from k = {int(ks[first])} on describe another set of "
-                f"tasks; pass common_tasks=True to count every k on the tasks that have the "
-                f"runs of all of them",
+                f"tasks; reliability_curve(..., common_tasks=True) counts every k on the tasks "
+                f"that have the runs of all of them",
                 RuntimeWarning,
             )
             return
@@ -166,20 +166,26 @@ def curve_table(
 
     Each group also gets rows for the k above its own up to `predict_to`, which
     warn of no missing estimate. With `common_tasks`, a group counts only its
-    tasks with at least its largest asked k runs, at every k; otherwise each k
-    counts the tasks with at least k runs, and with `spec` a warning says when
-    that leaves out many more tasks than the first k does.
+    tasks with at least the largest asked k runs that some task has, at every
+    k, and measures no k above that; otherwise each k counts the tasks with at
+    least k runs, and with `spec` a warning says when that leaves out many more
+    tasks than the first k does.
     """
     asked_ks = group_ks
     group_ks = [np.union1d(ks, np.arange(ks.max() + 1, predict_to + 1)) for ks in group_ks]
     all_ks = np.unique(np.concatenate(group_ks))
     asked = np.stack([np.isin(all_ks, ks) for ks in asked_ks])
-    counts = None
-    if common_tasks:
-        counts = cells.n >= np.array([ks.max() for ks in asked_ks])[cells.group]
-    pow_k, at_k, at_1, counted = curve_values(cells, all_ks, asked, counts)
-    if spec is not None:  # a curve of its own, not a column of a comparison
-        if not common_tasks:
+    common = None
+    if common_tasks:  # per group: the largest asked k its tasks reach
+        common = np.array(
+            [
+                ks[ks <= most].max() if np.any(ks <= most) else most
+                for ks, most in zip(asked_ks, cells.max_n(), strict=True)
+            ]
+        )
+    pow_k, at_k, at_1, counted = curve_values(cells, all_ks, asked, common)
+    if spec is not None:  # a curve of its own, not error_sensitivity's columns
+        if common is None:
             _warn_dropped(cells, counted, all_ks, asked_ks)
         _warn_few(cells, counted, all_ks, asked_ks)
     n_tasks = np.add.reduceat(cells.tasks, cells.starts)
@@ -193,12 +199,15 @@ def curve_table(
         methods: list[str] = [""] * len(ks)
         if spec is not None:
             rows = np.arange(cells.starts[group], ends[group])
-            if counts is not None:
-                rows = rows[counts[rows]]
+            if common is not None:
+                rows = rows[cells.n[rows] >= common[group]]
             n, c, tasks = cells.n[rows], cells.c[rows], cells.tasks[rows]
             intervals = curve_intervals(n, c, tasks, ks, spec)
-            pow_low, pow_high = intervals.pass_pow_k
-            at_low, at_high = intervals.pass_at_k
+            measured = np.isfinite(pow_k[group, columns])
+            pow_low, pow_high, at_low, at_high = (
+                np.where(measured, limit, np.nan)
+                for limit in (*intervals.pass_pow_k, *intervals.pass_at_k)
+            )
             band_low, band_high = (limit[0] ** ks for limit in intervals.pass_at_1)
             methods = intervals.methods
             if np.any(n > 0):

@@ -142,10 +142,15 @@ class CurveIntervals(NamedTuple):
 
 
 def _bootstrap(
-    n: Ints, c: Ints, tasks: Ints, ks: Ints, spec: IntervalSpec, method: Resampling
+    statistics: Statistics,
+    n: Ints,
+    c: Ints,
+    tasks: Ints,
+    ks: Ints,
+    spec: IntervalSpec,
+    method: Resampling,
 ) -> list[tuple[Floats, Floats]]:
     """Return every statistic's (lower, upper) limits per k by the bootstrap `method`."""
-    statistics = Statistics.of(n, c, ks)
     if method == "two-level":
         low, high = two_level_bootstrap(
             n,
@@ -215,7 +220,7 @@ def curve_intervals(n: Ints, c: Ints, tasks: Ints, ks: Ints, spec: IntervalSpec)
     """
     statistics = Statistics.of(n, c, ks)
     method = spec.bootstrap
-    resampled = None if method is None else _bootstrap(n, c, tasks, ks, spec, method)
+    resampled = None if method is None else _bootstrap(statistics, n, c, tasks, ks, spec, method)
     one = np.ones(1, dtype=np.int64)
     (pow_k, pow_methods), (at_k, at_methods), (at_1, _) = (
         _statistic_limits(

@@ -64,7 +64,7 @@ class TaskMoments(NamedTuple):
         return cls(count, mean, squares, blocks, exact)
 
 
-def effective_tasks(moments: TaskMoments) -> Floats:
+def _effective_tasks(moments: TaskMoments) -> Floats:
     """Return the trials of each column's Clopper-Pearson interval: N, or the effective n.
 
     ``Var(m) = SS / ((N - 1)(N + 2))`` with SS the squared deviations of the N
@@ -103,7 +103,7 @@ def effective_n_interval(moments: TaskMoments, confidence_level: float) -> tuple
     >>> round(float(low[0]), 3), round(float(high[0]), 3)
     (0.407, 0.593)
     """
-    trials = effective_tasks(moments)
+    trials = _effective_tasks(moments)
     low, high = clopper_pearson(moments.mean * trials, trials, confidence_level)
     few = ~(moments.tasks >= 2)
     return np.where(few, np.nan, low), np.where(few, np.nan, high)

@@ -205,7 +205,8 @@ class PassAt1SE:
     design_effect: float
     n_tasks: int
     n_runs: int
-    cells: tuple[Ints, Ints, Ints] = field(repr=False, compare=False)  # (n, c, tasks)
+    cells: tuple[Ints, Ints, Ints] | None = field(default=None, repr=False, compare=False)
+    """The (n, c, tasks) cells counted, for the ``"auto"`` interval."""
 
     @classmethod
     def from_cells(cls, n: Ints, c: Ints, tasks: Ints) -> PassAt1SE:
@@ -244,7 +245,8 @@ class PassAt1SE:
         method : {"auto", "clustered", "naive"}
             ``"auto"`` (the default): the interval the k = 1 row of
             :func:`~passk_lab.reliability_curve` has, Clopper-Pearson on an
-            effective number of tasks from the clustered variance (see
+            effective number of tasks (the variance of the tasks' c/n with a
+            pseudo-task at 0 and one at 1; see
             docs/uncertainty.md; it holds its level at 20 tasks and near 0
             and 1, and is never a point). ``"clustered"``: the normal interval
             ``estimate ± z * se_clustered``, clipped to [0, 1], which
@@ -267,6 +269,12 @@ class PassAt1SE:
         """
         level = confidence(confidence_level)
         if method == "auto":
+            if self.cells is None:
+                raise ValueError(
+                    "the 'auto' interval needs the tasks' (n, c) cells, which this PassAt1SE "
+                    "does not hold: build it with pass_at_1_se(runs) or PassAt1SE.from_cells, "
+                    "or ask for method='clustered'"
+                )
             n, c, tasks = self.cells
             one = np.ones(1, dtype=np.int64)
             moments = TaskMoments.of((c / n)[:, None], tasks, n, one)

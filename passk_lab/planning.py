@@ -401,8 +401,8 @@ def plan_evaluation(
     confidence_level : float
         In (0, 1).
     assurance : float or None, keyword-only
-        The chance, in (0, 1), that an evaluation's interval is at most
-        `half_width` wide each side; 0.8 by default. None plans the expected
+        The chance, in (0, 1), that half an evaluation's interval width,
+        ``(high - low) / 2``, is at most `half_width`; 0.8 by default. None plans the expected
         half-width instead.
     runs : int or sequence of int, optional
         The old name of `runs_per_task`; deprecated, it goes in the next release.
@@ -415,10 +415,11 @@ def plan_evaluation(
         ``pass_pow_k`` is the model's value, ``task_sd`` the standard
         deviation of one task's estimate, and ``assurance`` the chance that
         an evaluation of ``n_tasks`` tasks reaches the `half_width` asked
-        for. ``half_width`` is the assured half-width: the reported interval
-        is at most that wide each side with chance `assurance`, so it is at
-        most the one asked for. With ``assurance=None`` it is the normal
-        approximation ``z * sd / sqrt(n_tasks)``, as before.
+        for. ``half_width`` is the assured half-width: half the reported
+        interval's width is at most that with chance `assurance`, so it is at
+        most the one asked for (near 0 and 1 the interval is not
+        symmetric). With ``assurance=None`` it is the normal approximation
+        ``z * sd / sqrt(n_tasks)``, as before.
 
     Raises
     ------

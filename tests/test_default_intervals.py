@@ -291,3 +291,34 @@ def test_a_beta_binomial_that_fits_predicts_without_a_warning(tau_bench_runs):
     assert not fit.rejected
     curve = pk.reliability_curve(tau_bench_runs, predict_to=12)  # warnings are errors
     assert curve["betabinom_fit_pvalue"].iloc[0] == pytest.approx(fit.goodness_of_fit.p_value)
+
+
+def test_common_tasks_with_an_asked_k_past_every_task_keeps_the_tasks_that_reach_the_rest():
+    runs = pk.simulate_coin(p=0.7, tasks=20, k=5, seed=1)
+    with pytest.warns(RuntimeWarning, match=r"no estimate for k = 7: no task has that many runs"):
+        curve = pk.reliability_curve(runs, ks=[1, 7], common_tasks=True)
+    assert curve["n_tasks"].tolist() == [20, 0]
+    assert curve.loc[0, "pass_pow_k"] == pk.pass_at_1(runs)
+    assert np.isnan(curve.loc[1, "pass_pow_k_low"])
+
+
+def test_common_tasks_measures_no_k_past_the_asked_ones_and_still_predicts():
+    n = np.r_[np.full(30, 3), np.full(10, 6)]
+    counts = pd.DataFrame({"task": range(40), "n": n, "c": np.r_[np.full(30, 2), np.full(10, 5)]})
+    curve = pk.reliability_curve(counts, ks=[1, 2, 3], predict_to=6, common_tasks=True)
+    assert curve["n_tasks"].tolist() == [40, 40, 40, 0, 0, 0]
+    beyond = curve[curve["k"] > 3]
+    measured = [name for name in curve.columns if name.startswith(("pass_pow_k", "pass_at_k"))]
+    assert beyond[measured].isna().all().all()
+    assert beyond["betabinom_pow_k"].notna().all()
+    assert beyond["p_pow_k_low"].notna().all()
+
+
+def test_a_pass_at_1_se_built_by_hand_gives_the_normal_intervals_and_refuses_auto():
+    error = pk.PassAt1SE(
+        estimate=0.4, se_clustered=0.05, se_naive=0.03, design_effect=2.8, n_tasks=50, n_runs=200
+    )
+    low, high = error.confidence_interval(method="clustered")
+    assert (low, high) == pytest.approx((0.4 - 1.959964 * 0.05, 0.4 + 1.959964 * 0.05), rel=1e-6)
+    with pytest.raises(ValueError, match=r"needs the tasks' \(n, c\) cells.*from_cells"):
+        error.confidence_interval()
