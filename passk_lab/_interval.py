@@ -10,9 +10,8 @@ the Clopper-Pearson limits every binomial-type interval uses.
 
 The normal functions come from the standard library (``math.erfc`` and
 :class:`statistics.NormalDist`, both accurate to a few units in the last
-place); the beta quantiles from :mod:`scipy.special` (a tenth of a
-second to import, where :mod:`scipy.stats` takes half a second), imported on
-first use.
+place); the beta quantiles from :mod:`scipy.special` (about 0.2 s to
+import, where :mod:`scipy.stats` takes 0.5 s more), imported on first use.
 """
 
 from __future__ import annotations

@@ -336,5 +336,5 @@ def test_a_curve_with_the_default_intervals_imports_only_scipy_special() -> None
         "pk.reliability_curve(runs, rng=0)\n"
         "pk.fit_betabinom(runs).confidence_interval(3, n_resamples=20, rng=0)"
     )
-    # the beta and t quantiles come from scipy.special (0.1 s); scipy.stats takes 0.5 s
+    # the beta quantiles come from scipy.special (about 0.2 s); scipy.stats takes 0.5 s more
     assert _imported_after(code) == {"numpy", "pandas", "scipy.special"}
