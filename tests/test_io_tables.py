@@ -189,10 +189,13 @@ def lines(*records):
     return "".join(f"{record}\n" for record in records).encode()
 
 
+TEXTS = ("task",)  # the columns read_runs reads as text: its task ids
+
+
 def read_both(tmp_path, data):
     path = tmp_path / "runs.jsonl"
     path.write_bytes(data)
-    return _tables._json_lines_by_pyarrow(path), _tables._json_lines_by_pandas(path)
+    return _tables._json_lines_by_pyarrow(path, TEXTS), _tables._json_lines_by_pandas(path, TEXTS)
 
 
 def assert_same_frame(fast, slow):
@@ -331,7 +334,7 @@ READ_BY_PANDAS = {
 def test_where_the_readers_part_pandas_reads_the_file(tmp_path, data):
     path = tmp_path / "runs.jsonl"
     path.write_bytes(data)
-    assert _tables._json_lines_by_pyarrow(path) is None
+    assert _tables._json_lines_by_pyarrow(path, TEXTS) is None
 
 
 # Files the fast path leaves to pandas' reader though the readers need not part on them: pyarrow's
@@ -377,9 +380,9 @@ def test_pyarrow_reads_any_records_as_pandas_does_or_leaves_them_to_it(records, 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "runs.jsonl"
         path.write_text(newline.join(map(json.dumps, records)) + newline, newline="")
-        fast = _tables._json_lines_by_pyarrow(path)
+        fast = _tables._json_lines_by_pyarrow(path, TEXTS)
         try:
-            slow = _tables._json_lines_by_pandas(path)
+            slow = _tables._json_lines_by_pandas(path, TEXTS)
         except ValueError:
             assert fast is None
             return
@@ -417,9 +420,9 @@ def test_pyarrow_takes_plain_records_of_the_drawn_kind(tmp_path, newline):
     for _ in range(40):
         records = plain_records(rng)
         path.write_text(newline.join(map(json.dumps, records)) + newline, newline="")
-        fast = _tables._json_lines_by_pyarrow(path)
+        fast = _tables._json_lines_by_pyarrow(path, TEXTS)
         assert fast is not None, records
-        assert_same_frame(fast, _tables._json_lines_by_pandas(path))
+        assert_same_frame(fast, _tables._json_lines_by_pandas(path, TEXTS))
 
 
 def test_without_pyarrow_pandas_reads_json_lines(monkeypatch, tmp_path):
@@ -435,7 +438,7 @@ def test_without_pyarrow_pandas_reads_json_lines(monkeypatch, tmp_path):
     path = tmp_path / "runs.jsonl"
     path.write_bytes(READ_ALIKE["a runs table"])
     monkeypatch.setattr(builtins, "__import__", no_pyarrow)
-    assert _tables._json_lines_by_pyarrow(path) is None
+    assert _tables._json_lines_by_pyarrow(path, TEXTS) is None
     assert read_runs(path)["passed"].tolist() == [True, False]
 
 
@@ -448,7 +451,7 @@ def test_read_runs_gives_the_same_runs_either_way(monkeypatch, tmp_path):
     path = tmp_path / "runs.jsonl"
     runs.drop(columns=["passed", "run"]).to_json(path, orient="records", lines=True)
     fast = read_runs(path, threshold=0.5)
-    monkeypatch.setattr(_tables, "_json_lines_by_pyarrow", lambda file: None)
+    monkeypatch.setattr(_tables, "_json_lines_by_pyarrow", lambda file, texts: None)
     pd.testing.assert_frame_equal(fast, read_runs(path, threshold=0.5), check_exact=True)
     assert fast["passed"].tolist() == runs["passed"].tolist()
     assert fast["run"].tolist() == runs["run"].tolist()
@@ -467,7 +470,7 @@ def assert_refused_as_before(monkeypatch, path, message):
     fast = refusal(path)
     assert re.match(re.escape(str(path)) + message, fast), fast
     with monkeypatch.context() as patched:
-        patched.setattr(_tables, "_json_lines_by_pyarrow", lambda file: None)
+        patched.setattr(_tables, "_json_lines_by_pyarrow", lambda file, texts: None)
         assert refusal(path) == fast
 
 
@@ -497,8 +500,8 @@ def assert_refused_as_before(monkeypatch, path, message):
         ),
         (lines('{"task":1,"score":1}'), r": no passed or reward column"),
         (lines("{}", "{}"), r": no task column \(its columns are \[\]\)"),
-        (b"", r": no task column \(its columns are \[\]\)"),
-        (b"\n\n", r": no task column \(its columns are \[\]\)"),
+        (b"", r": the file is empty"),
+        (b"\n\n", r": no runs; a runs table has one row per run"),
         (
             lines("null", '{"task":0,"passed":true}'),
             r": no task column \(its columns are \['0'\]\)",
@@ -538,7 +541,10 @@ BAD_LINE = '{"task":1,"passed":tr'
             r", line 1, column 1: not a readable",
         ),
         (lines('{"task":0,"passed":true}', '{"task":1e-400,"passed":true}'), r": not a readable"),
-        (b'{"task":0,"passed":true}\n{"task":"caf\xe9","passed":true}\n', r": not a readable"),
+        (
+            b'{"task":0,"passed":true}\n{"task":"caf\xe9","passed":true}\n',
+            r": not UTF-8 text at byte 37 \(line 2\)",
+        ),
     ],
     ids=[
         "bad JSON",
@@ -556,3 +562,110 @@ def test_a_jsonl_file_pandas_cannot_read_is_refused_as_before(monkeypatch, tmp_p
     path = tmp_path / "runs.jsonl"
     path.write_bytes(data)
     assert_refused_as_before(monkeypatch, path, message)
+
+
+# --- task ids: text as written in CSV, the JSON value in JSON Lines, the file's type in Parquet --
+
+
+def test_csv_task_ids_are_the_text_of_each_cell(tmp_path):
+    ids = ["1.1", "1.10", "007", "7", "NA", "null", "N/A", "nan", " 1", "true"]
+    path = tmp_path / "runs.csv"
+    path.write_text("problem,passed\n" + "".join(f"{task},true\n" for task in ids))
+    runs = read_runs(path, task="problem")
+    assert runs["task"].tolist() == ids
+    assert len(pk.tally(runs)) == len(set(ids))
+
+
+def test_csv_task_ids_that_are_empty_are_missing_and_other_columns_keep_pandas_missing(tmp_path):
+    path = tmp_path / "runs.csv"
+    path.write_text('task,reward\nNA,1.0\n"",0.0\n')
+    with pytest.raises(ValueError, match=r"runs\.csv, row 1: task is missing"):
+        read_runs(path)
+    path.write_text("task,reward\nNA,1.0\nnull,NA\n")
+    with pytest.raises(ValueError, match=r"runs\.csv, row 1: reward is missing"):
+        read_runs(path)
+
+
+NUMERIC_TEXT = ["007", "7", "1.1", "1.10", "1e2", "100"]
+
+
+@pytest.mark.parametrize("ids", [NUMERIC_TEXT, [*NUMERIC_TEXT, "NA", "null"]])
+def test_json_lines_task_ids_written_as_strings_stay_text_on_either_path(
+    monkeypatch, tmp_path, ids
+):
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps({"task": task, "passed": True}) + "\n" for task in ids))
+    assert _tables._json_lines_by_pyarrow(path, TEXTS) is not None  # the fast path reads it
+    fast = read_runs(path)
+    monkeypatch.setattr(_tables, "_json_lines_by_pyarrow", lambda file, texts: None)
+    slow = read_runs(path)
+    pd.testing.assert_frame_equal(fast, slow, check_exact=True)
+    assert fast["task"].tolist() == ids
+
+
+def test_json_lines_integer_ids_are_int64_on_either_path(monkeypatch, tmp_path):
+    ids = [3, 0, 10**18, -2, 3]
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps({"task": task, "passed": True}) + "\n" for task in ids))
+    fast = read_runs(path)
+    monkeypatch.setattr(_tables, "_json_lines_by_pyarrow", lambda file, texts: None)
+    slow = read_runs(path)
+    pd.testing.assert_frame_equal(fast, slow, check_exact=True)
+    assert fast["task"].dtype == np.int64
+    assert fast["task"].tolist() == ids
+
+
+@pytest.mark.parametrize(
+    ("ids", "message"),
+    [
+        ([1, "1"], r"row 1: task is '1', a string, but in row 0 it is 1, a number"),
+        (["a", 2], r"row 1: task is 2, a number, but in row 0 it is 'a', a string"),
+        ([1, True], r"row 1: task is True, a boolean, but in row 0 it is 1, a number"),
+        ([1, 1.5], r"row 1: task is 1\.5, a number with a fraction"),
+        ([1.1, 1.1], r"row 0: task is 1\.1, a number with a fraction"),
+        ([10**19, 10**19], r"row 0: task is 10000000000000000000, an integer too large"),
+        (["a", ["a"]], r"row 1: task is \['a'\], a list; a task is one value"),
+        (["a", {"id": "a"}], r"row 1: task is \{'id': 'a'\}, an object; a task is one value"),
+    ],
+)
+def test_json_lines_task_ids_that_two_spellings_would_split_or_merge_are_refused(
+    monkeypatch, tmp_path, ids, message
+):
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps({"task": task, "passed": True}) + "\n" for task in ids))
+    assert_refused_as_before(monkeypatch, path, ", " + message)
+
+
+@pytest.mark.parametrize(
+    ("records", "options", "message"),
+    [
+        ([{"task": "a", "model": ["m"], "passed": True}], {"by": "model"}, r"row 0: model is \["),
+        ([{"task": "a", "run": [0], "passed": True}], {}, r"row 0: run is \[0\], a list"),
+    ],
+)
+def test_a_group_or_run_holding_several_values_is_refused(tmp_path, records, options, message):
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    with pytest.raises(ValueError, match=r"runs\.jsonl, " + message):
+        read_runs(path, **options)
+
+
+def test_parquet_task_ids_keep_the_files_type_and_lists_are_refused(tmp_path):
+    path = tmp_path / "runs.parquet"
+    pd.DataFrame({"task": [7, 7, 10], "passed": [True, False, True]}).to_parquet(path)
+    assert read_runs(path)["task"].tolist() == [7, 7, 10]
+    pd.DataFrame({"task": [[1], [2]], "passed": [True, False]}).to_parquet(path)
+    with pytest.raises(ValueError, match=r"runs\.parquet, row 0: task is .*, a list; a task is"):
+        read_runs(path)
+
+
+def test_without_a_parquet_engine_the_message_names_the_extra_and_the_reason(monkeypatch, tmp_path):
+    path = tmp_path / "runs.parquet"
+    pk.simulate_coin(tasks=2, k=2).to_parquet(path)
+
+    def no_engine(*args, **kwargs):
+        raise ImportError("Unable to find a usable engine; tried using: 'pyarrow'")
+
+    monkeypatch.setattr(pd, "read_parquet", no_engine)
+    with pytest.raises(ImportError, match=r"usable engine.*pip install 'passk-lab\[parquet\]'"):
+        read_runs(path)

@@ -140,7 +140,7 @@ def test_a_truncated_file_is_refused_as_cut_short(tmp_path):
     ("content", "message"),
     [
         ({"task_id": 0}, r"expected a JSON list of run records .*got an object"),
-        ([1, 2], r"record 0: a record must be a JSON object, got a int"),
+        ([1, 2], r"record 0: a record must be a JSON object, got an integer"),
     ],
 )
 def test_a_file_that_is_not_a_list_of_records_is_refused(tmp_path, content, message):
@@ -190,3 +190,58 @@ def test_missing_files_are_refused(tmp_path):
         read_tau_bench(tmp_path)
     with pytest.raises(ValueError, match="no tau-bench results file given"):
         read_tau_bench([])
+
+
+# --- task ids, run numbers and optional fields ---------------------------------------------
+
+
+def test_one_task_id_spelled_as_an_integer_and_as_a_string_across_files_is_refused(tmp_path):
+    write(tmp_path / "a-airline.json", records())
+    other = records()
+    for record in other:
+        record["task_id"] = str(record["task_id"])
+    write(tmp_path / "b-airline.json", other)
+    with pytest.raises(
+        ValueError,
+        match=r"a-airline\.json, record 0 has task_id 0, an integer, and b-airline\.json, record 0 "
+        r"has '0', a string; .*write every task_id as an integer",
+    ):
+        read_tau_bench(str(tmp_path / "*.json"))
+    write(tmp_path / "a-airline.json", other)  # strings throughout: read as text
+    assert read_tau_bench(tmp_path)["task"].tolist() == ["0", "0", "1", "1"] * 2
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda r: r.update(task_id=1.5),
+            r"record 2 \(task_id 1\.5\): task_id is 1\.5, a float; tau-",
+        ),
+        (
+            lambda r: r.update(task_id=True),
+            r"record 2 \(task_id True\): task_id is True, a boolean",
+        ),
+        (lambda r: r.update(task_id=[1]), r"record 2 \(task_id \[1\]\): task_id is \[1\], a list"),
+        (lambda r: r.update(trial=10**30), r"record 2 \(task_id 1\): trial is 10{30}; tau-bench"),
+    ],
+)
+def test_an_id_or_trial_that_is_no_run_number_is_refused(tmp_path, change, message):
+    data = records()
+    change(data[2])
+    with pytest.raises(ValueError, match=message):
+        read_tau_bench(write(tmp_path / "r.json", data))
+
+
+def test_a_cost_that_is_not_a_number_keeps_the_run_with_a_warning(tmp_path):
+    data = records(user_cost=0.25)
+    data[1]["info"]["user_cost"] = "cheap"
+    data[3]["info"]["user_cost"] = [1]
+    with pytest.warns(
+        UserWarning,
+        match=r"r\.json, record 1 \(task_id 0\): info\.user_cost is 'cheap', not a number "
+        r"\(2 record\(s\)",
+    ):
+        runs = read_tau_bench(write(tmp_path / "r.json", data))
+    assert len(runs) == 4
+    np.testing.assert_array_equal(runs["user_cost"], [0.25, np.nan, 0.25, np.nan])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ import pandas as pd
 from passk_lab._choices import FORMATS
 from passk_lab.harness import read_ledger
 from passk_lab.harness._ledger import FORMAT as LEDGER_FORMAT
+from passk_lab.io._files import check_regular
 from passk_lab.io._inspect_logs import read_inspect_log
 from passk_lab.io._tables import TABLE_SUFFIXES, read_runs
 from passk_lab.io._tau_bench import read_tau_bench
@@ -107,7 +109,7 @@ def _is_ledger(path: Path) -> bool:
         first = text.readline()
     try:
         header = json.loads(first)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return False
     return isinstance(header, dict) and header.get("format") == LEDGER_FORMAT
 
@@ -159,7 +161,8 @@ def detect_format(path: str | Path) -> str:
     FileNotFoundError
         If there is no such file or directory.
     ValueError
-        If the format cannot be told; the message says how to name it.
+        If the format cannot be told (the message says how to name it), or
+        the path is not a regular file (a FIFO, a device) nor a directory.
 
     Examples
     --------
@@ -176,8 +179,10 @@ def detect_format(path: str | Path) -> str:
     FileNotFoundError: no such results file or directory: ...runs.csv
     """
     source = Path(path)
-    if not source.exists():
+    if not os.path.lexists(source):
         raise FileNotFoundError(f"no such results file or directory: {source}")
+    if not source.is_dir():
+        check_regular(source)  # before a sniff opens it: a FIFO would block it
     for row in REGISTRY:
         if row.sniff(source):
             return row.name

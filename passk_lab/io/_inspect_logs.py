@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
@@ -11,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from passk_lab._warnings import warn
+from passk_lab.io._files import check_regular
 from passk_lab.io._rewards import decide
 
 if TYPE_CHECKING:
@@ -136,7 +138,7 @@ def read_inspect_log(
         if not logs:
             raise FileNotFoundError(f"no Inspect logs (.eval or .json) in the directory {source}")
         _warn_unlisted(source, {Path(_location(log)) for log in logs})
-    elif source.is_file():
+    elif os.path.lexists(source):
         logs = [str(source)]
     else:
         raise FileNotFoundError(f"no such Inspect log file or directory: {source}")
@@ -185,6 +187,8 @@ def _read_log(log: str | EvalLogInfo, scorer: str | None, threshold: float | Non
     from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
 
     file = _location(log)
+    if os.path.lexists(file):  # a local log (not one in the cloud)
+        check_regular(Path(file), "Inspect log")
     try:
         header = read_eval_log(log, header_only=True)
         samples = read_eval_log_sample_summaries(log)

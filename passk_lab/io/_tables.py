@@ -5,13 +5,19 @@ from __future__ import annotations
 import io
 import json
 import re
+import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from pandas.io.parsers.readers import (  # type: ignore[attr-defined]  # not in pandas' stubs
+    STR_NA_VALUES,  # the texts pandas' CSV reader reads as missing
+)
 
+from passk_lab._warnings import warn
+from passk_lab.io._files import check_regular, ends_with_line_break, read_text
 from passk_lab.io._rewards import decide
 
 __all__ = ["TABLE_SUFFIXES", "read_runs"]
@@ -113,11 +119,27 @@ def read_runs(
             f"cannot tell the format of {file.name}: use a .csv, .jsonl (or .ndjson) or "
             f".parquet (or .pq) file"
         )
-    if not file.is_file():
-        raise FileNotFoundError(f"no such runs file: {file}")
-    frame = _renamed(_load(file, kind), file, task=task, run=run, passed=passed, reward=reward)
+    size = check_regular(file, "runs file")
+    if not size:
+        raise ValueError(f"{file}: the file is empty; a runs table has one row per run")
+    loaded = _load(file, kind, task or "task")
+    if not len(loaded):
+        header = ", only a header" if kind == "csv" else ""
+        raise ValueError(f"{file}: no runs{header}; a runs table has one row per run")
+    if kind != "parquet" and not ends_with_line_break(file, size):
+        warn(
+            f"{_where(file, len(loaded) - 1)}: the file does not end with a line break, so this "
+            f"last row may have been cut short while the file was written; check it (a file "
+            f"that ends with a line break reads without this warning)",
+            UserWarning,
+        )
+    frame = _renamed(loaded, file, task=task, run=run, passed=passed, reward=reward)
     groups = [by] if isinstance(by, str) else list(by or ())
-    _require_complete(frame, file, ["task", *groups, *(["run"] if "run" in frame else [])])
+    keys = ["task", *groups, *(["run"] if "run" in frame else [])]
+    _require_complete(frame, file, keys)
+    _check_keys(frame, file, keys)
+    if kind == "jsonl":
+        _check_json_ids(frame["task"], file)
     from_reward = reward is not None or "passed" not in frame.columns
     if from_reward:
         if "reward" not in frame.columns:
@@ -144,28 +166,82 @@ def read_runs(
     return frame
 
 
-def _load(file: Path, kind: str) -> pd.DataFrame:
+def _load(file: Path, kind: str, task: str) -> pd.DataFrame:
+    """Read a table; `task` names the file's column of task ids, read as :func:`read_runs` says."""
     try:
         if kind == "csv":
-            return pd.read_csv(file)
+            return _csv(file, task)
         if kind == "jsonl":
-            fast = _json_lines_by_pyarrow(file)
-            return _json_lines_by_pandas(file) if fast is None else fast
+            fast = _json_lines_by_pyarrow(file, (task,))
+            return _json_lines_by_pandas(file, (task,)) if fast is None else fast
         return pd.read_parquet(file)
     except ImportError as exc:
         raise ImportError(
-            f"reading {file.name} needs pyarrow: pip install 'passk-lab[parquet]'"
+            f"reading {file.name} needs pyarrow ({exc}): pip install 'passk-lab[parquet]'"
         ) from exc
     except (ValueError, TypeError, OSError, pd.errors.ParserError) as exc:
+        if isinstance(exc, UnicodeDecodeError):
+            read_text(file)  # refuses the file at its first byte that is not UTF-8
         where = _first_bad_line(file) if kind == "jsonl" else None
         raise ValueError(
             f"{where or file}: not a readable {kind.upper()} runs table ({exc})"
         ) from exc
 
 
-def _json_lines_by_pandas(file: Path) -> pd.DataFrame:
-    """Read a JSON Lines file with pandas' own reader, which every refusal comes from."""
-    return pd.read_json(file, lines=True, precise_float=True)
+def _csv(file: Path, task: str) -> pd.DataFrame:
+    """Read a CSV file as pandas does, but for its task ids: text as written, missing if empty.
+
+    pandas' reader would read ``007`` as 7, ``1.10`` as 1.1 and ``NA`` or
+    ``null`` as missing; the task column keeps each cell's text, and only an
+    empty cell is missing. The other columns keep every text pandas reads as
+    missing.
+    """
+    header = pd.read_csv(file, nrows=0).columns
+    if task not in header:
+        return pd.read_csv(file)
+    missing = {name: [""] if name == task else list(STR_NA_VALUES) for name in header}
+    return pd.read_csv(file, dtype={task: "str"}, keep_default_na=False, na_values=missing)
+
+
+def _json_lines_by_pandas(file: Path, texts: Sequence[str]) -> pd.DataFrame:
+    """Read a JSON Lines file with pandas' own reader, which every refusal comes from.
+
+    The columns named in `texts` keep the JSON values (no text is read as a
+    number), in the dtype :func:`_json_lines_by_pyarrow` gives them.
+    """
+    frame = pd.read_json(
+        file, lines=True, precise_float=True, dtype=dict.fromkeys(texts, object) or True
+    )
+    for name in texts:
+        if name in frame.columns:
+            frame[name] = _json_values(frame[name])
+    return frame
+
+
+def _json_values(values: pd.Series) -> pd.Series:
+    """Give a column of JSON values (dtype object) the dtype pyarrow's path gives it.
+
+    Text is text, integers are int64 and booleans bool; with a gap, numbers
+    and booleans are float64 (NaN for the gap, 1.0 for true), as is a column
+    of nulls, and whole floats are int64. A column of several kinds, nested
+    values or integers past int64 stays as it is (and :func:`_check_json_ids`
+    refuses it).
+    """
+    kind = pd.api.types.infer_dtype(values, skipna=True)
+    if kind == "string":
+        return values.astype("str")
+    if kind not in ("empty", "integer", "boolean", "floating", "mixed-integer-float"):
+        return values
+    if kind == "boolean" and not values.isna().any():
+        return values.astype(np.bool_)
+    if kind == "integer" and not values.isna().any():
+        try:
+            return values.astype(np.int64)
+        except OverflowError:
+            return values
+    numbers = values.astype(np.float64)
+    return _whole_as_int(numbers, numbers)
+    return values
 
 
 _INT64_END = 2.0**63
@@ -178,12 +254,13 @@ _UNDERFLOW = re.compile(rb"[eE]-[0-9]{3}|0{200}")
 """A number literal that can underflow to 0 has an exponent of -100 or less, or 200 zeros."""
 
 
-def _json_lines_by_pyarrow(file: Path) -> pd.DataFrame | None:
+def _json_lines_by_pyarrow(file: Path, texts: Sequence[str]) -> pd.DataFrame | None:
     """Read a JSON Lines file with pyarrow's reader into the frame pandas' reader gives, or None.
 
     pyarrow parses the file and pandas' conversions follow: a column of whole
-    floats becomes int64, a column of numeric text becomes numbers, a boolean
-    column with gaps becomes 1.0, 0.0 and NaN. None -- read the file with
+    floats becomes int64, a column of numeric text becomes numbers (but for
+    the columns named in `texts`, which stay text), a boolean column with gaps
+    becomes 1.0, 0.0 and NaN. None -- read the file with
     :func:`_json_lines_by_pandas`, the fallback -- when pyarrow (a dependency)
     cannot be imported or refuses the file, when the file is anything but one
     object a line (a BOM, a blank line, spaces around an object, two objects
@@ -240,7 +317,8 @@ def _json_lines_by_pyarrow(file: Path) -> pd.DataFrame | None:
         for name, column in zip(names, table.columns, strict=True):
             values = frame[name]
             if pa.types.is_string(column.type):
-                frame[name] = _numbers_as_pandas_reads_them(values)
+                if name not in texts:
+                    frame[name] = _numbers_as_pandas_reads_them(values)
                 continue
             if pa.types.is_float64(column.type):
                 size = np.abs(values.to_numpy())
@@ -340,17 +418,28 @@ def _whole_as_int(original: pd.Series, numbers: pd.Series) -> pd.Series:
 
 
 def _first_bad_line(file: Path) -> str | None:
-    """Locate the first line of a JSON Lines file that is not a JSON object."""
-    with file.open(encoding="utf-8", errors="replace") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                return f"{file}, line {number}, column {exc.colno}"
-            if not isinstance(record, dict):
-                return f"{file}, line {number}"
+    """Locate the first line of a JSON Lines file that is not a JSON object.
+
+    Raises
+    ------
+    ValueError
+        If the file is not UTF-8 text, or a line nests deeper than Python's
+        JSON reader goes.
+    """
+    for number, line in enumerate(io.StringIO(read_text(file), newline=None), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            return f"{file}, line {number}, column {exc.colno}"
+        except RecursionError:
+            raise ValueError(
+                f"{file}, line {number}: nested too deeply to read (lists or objects more "
+                f"than {sys.getrecursionlimit()} levels deep); a run's record is one flat object"
+            ) from None
+        if not isinstance(record, dict):
+            return f"{file}, line {number}"
     return None
 
 
@@ -393,6 +482,76 @@ def _require_complete(frame: pd.DataFrame, file: Path, columns: list[str]) -> No
                 f"{_where(file, row)}: {column} is missing ({int(missing.sum())} row(s) have "
                 f"none); every run needs one"
             )
+
+
+_NESTED = (list, dict, np.ndarray)
+"""What a JSON or Parquet cell holds when it holds several values: no task, group or run."""
+
+
+def _check_keys(frame: pd.DataFrame, file: Path, columns: list[str]) -> None:
+    """Refuse a task, group or run column holding lists or objects, which name no one task."""
+    for column in columns:
+        values = frame[column]
+        if values.dtype != object:
+            continue
+        nested = values.map(lambda value: isinstance(value, _NESTED)).to_numpy(dtype=bool)
+        if nested.any():
+            row = int(np.flatnonzero(nested)[0])
+            raise ValueError(
+                f"{_where(file, row)}: {column} is {_value(values, row)!r}, "
+                f"{_kind(values.iloc[row])}; "
+                f"a {column} is one value (text or a number): write one in every row, or name "
+                f"another column with {column}='...'"
+            )
+
+
+def _check_json_ids(tasks: pd.Series, file: Path) -> None:
+    """Refuse task ids of a JSON Lines file that two spellings of one id would split or merge.
+
+    A JSON id is a string (its text, as written) or an integer: not a number
+    with a fraction (``1.1`` and ``1.10`` are one number), and not a mix of
+    kinds in one file (``1`` and ``"1"`` would be two tasks, ``1`` and
+    ``true`` one).
+    """
+    if tasks.dtype == np.float64:  # whole numbers are int64: here some have a fraction
+        row = int(np.flatnonzero(tasks.to_numpy() % 1 != 0)[0])
+        raise ValueError(
+            f"{_where(file, row)}: task is {_value(tasks, row)!r}, a number with a fraction; as "
+            f"JSON numbers 1.1 and 1.10 are one id: write task ids as JSON strings "
+            f'("1.1") or integers'
+        )
+    if tasks.dtype != object:
+        return
+    kinds = tasks.map(_kind)
+    other = np.flatnonzero((kinds != kinds.iloc[0]).to_numpy())
+    if not other.size:  # one kind, integers past int64
+        raise ValueError(
+            f"{_where(file, 0)}: task is {_value(tasks, 0)!r}, an integer too large for int64; "
+            f"write such task ids as JSON strings"
+        )
+    row = int(other[0])
+    raise ValueError(
+        f"{_where(file, row)}: task is {_value(tasks, row)!r}, {kinds.iloc[row]}, but in row 0 it "
+        f"is {_value(tasks, 0)!r}, {kinds.iloc[0]}; ids of two kinds would split one task in two "
+        f'(1 and "1") or merge two (1 and true): write every task id as a JSON string, or '
+        f"every one as an integer"
+    )
+
+
+def _value(column: pd.Series, row: int) -> object:
+    """Return a column's value in `row` as Python holds it (``1.5``, not ``np.float64(1.5)``)."""
+    return column.iloc[row : row + 1].tolist()[0]
+
+
+def _kind(value: object) -> str:
+    """Name the kind of a JSON value, as a message puts it."""
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool | np.bool_):
+        return "a boolean"
+    if isinstance(value, int | float | np.number):
+        return "a number"
+    return "an object" if isinstance(value, dict) else "a list"
 
 
 def _numbers(column: pd.Series, file: Path, field: str) -> pd.Series:

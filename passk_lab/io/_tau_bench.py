@@ -5,7 +5,9 @@ from __future__ import annotations
 import glob
 import json
 import math
+import os
 import re
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from passk_lab._warnings import warn
+from passk_lab.io._files import check_regular, read_text
 from passk_lab.io._rewards import decide
 
 __all__ = ["TAU_BENCH_DOMAINS", "read_tau_bench"]
@@ -22,6 +26,7 @@ TAU_BENCH_DOMAINS = ("airline", "retail", "telecom")
 
 _NAME = re.compile(rf"^(?P<model>.+)-(?P<domain>{'|'.join(TAU_BENCH_DOMAINS)})$")
 _GLOB = re.compile(r"[*?\[]")
+_LARGEST_RUN = int(np.iinfo(np.int64).max)
 
 
 def read_tau_bench(
@@ -64,11 +69,21 @@ def read_tau_bench(
     Raises
     ------
     ValueError
-        If a file is not JSON (or is cut short), is not a list of records, or
-        a record lacks ``task_id`` or ``reward`` or has a reward that is not a
-        number in [0, 1]; the message names the file, the record and the field.
+        If a file is not a regular file (a directory, a FIFO), cannot be read,
+        is not UTF-8 JSON (or is cut short), is not a list of records or an
+        empty one, or a record lacks ``task_id`` or ``reward``, has a reward
+        that is not a number in [0, 1], a ``task_id`` that is neither an
+        integer nor a string, or one of the other kind than the first record's
+        (``0`` and ``"0"`` would be two tasks); the message names the file, the
+        record and the field.
     FileNotFoundError
         If no file matches `path`.
+
+    Warns
+    -----
+    UserWarning
+        For an ``info.user_cost`` that is not a number: the run is kept, with
+        no cost.
 
     Examples
     --------
@@ -93,6 +108,7 @@ def read_tau_bench(
     """
     files = _files(path)
     frames = [_read_file(file, model, domain) for file in files]
+    _check_id_kinds(frames)
     runs = pd.concat(frames, ignore_index=True)
     runs.attrs["files"] = [str(file) for file in files]
     return runs
@@ -118,33 +134,41 @@ def _files(path: str | Path | Sequence[str | Path]) -> list[Path]:
         if not candidates:
             raise ValueError("no tau-bench results file given: pass a path, a glob or a list")
     for file in candidates:
-        if not file.is_file():
+        if not os.path.lexists(file):
             raise FileNotFoundError(f"no such tau-bench results file: {file}")
     return candidates
 
 
 def _read_file(file: Path, model: str | None, domain: str | None) -> pd.DataFrame:
+    check_regular(file, "tau-bench results file")
     records = _records(file)
     tasks: list[object] = []
     trials: list[int] = []
     rewards = np.empty(len(records), dtype=np.float64)
     errors: list[str | None] = []
     sources: list[object] = []
-    costs: list[object] = []
+    costs: list[float | None] = []
     for number, record in enumerate(records):
         where = _where(file, number, record)
         if not isinstance(record, dict):
             raise ValueError(f"{where}: a record must be a JSON object, got {_kind(record)}")
-        if record.get("task_id") is None:
-            raise ValueError(f"{where}: no task_id; every run needs the task it belongs to")
-        tasks.append(record["task_id"])
+        tasks.append(_task(record, where))
         trials.append(_trial(record, where))
         rewards[number] = _reward(record, where)
         info = record.get("info")
         info = info if isinstance(info, dict) else {}
         errors.append(_error(info))
         sources.append(info.get("source"))
-        costs.append(info.get("user_cost"))
+        costs.append(_cost(info))
+    unpriced = [number for number, cost in enumerate(costs) if cost is None]
+    if unpriced:
+        first = unpriced[0]
+        warn(
+            f"{_where(file, first, records[first])}: info.user_cost is "
+            f"{records[first]['info']['user_cost']!r}, not a number ({len(unpriced)} record(s) "
+            f"of the file have such a cost); those runs are kept, with no cost",
+            UserWarning,
+        )
     named = _NAME.match(file.stem)
     if named is not None:
         model = named["model"] if model is None else model
@@ -159,16 +183,22 @@ def _read_file(file: Path, model: str | None, domain: str | None) -> pd.DataFram
             "model": pd.Series([model] * len(records), dtype="str"),
             "domain": pd.Series([domain] * len(records), dtype="str"),
             "source": pd.Series(sources, dtype="str"),
-            "user_cost": pd.to_numeric(pd.Series(costs, dtype=object)),
+            "user_cost": np.array([math.nan if c is None else c for c in costs], dtype=np.float64),
             "file": pd.Series([file.name] * len(records), dtype="str"),
         }
     )
 
 
 def _records(file: Path) -> list[Any]:
-    text = file.read_text(encoding="utf-8")
+    text = read_text(file)
     try:
         records = json.loads(text)
+    except RecursionError:
+        raise ValueError(
+            f"{file}: nested too deeply to read (lists or objects more than "
+            f"{sys.getrecursionlimit()} levels deep); a tau-bench results file is a JSON list of "
+            f"run records"
+        ) from None
     except json.JSONDecodeError as exc:
         body = text.strip()
         cut = body[:1] == "[" and body[-1:] != "]"
@@ -182,16 +212,65 @@ def _records(file: Path) -> list[Any]:
             f"{file}: expected a JSON list of run records (tau-bench's results format), "
             f"got {_kind(records)}"
         )
+    if not records:
+        raise ValueError(
+            f"{file}: no runs (an empty list); an evaluation that wrote no record yet has "
+            f"nothing to read: leave the file out"
+        )
     return records
+
+
+def _task(record: dict[str, Any], where: str) -> int | str:
+    task = record.get("task_id")
+    if task is None:
+        raise ValueError(f"{where}: no task_id; every run needs the task it belongs to")
+    if isinstance(task, bool) or not isinstance(task, int | str):
+        raise ValueError(
+            f"{where}: task_id is {task!r}, {_kind(task)}; tau-bench numbers its tasks 0, 1, "
+            f"2, ... (an integer; a string is read as its text)"
+        )
+    return task
+
+
+def _check_id_kinds(frames: list[pd.DataFrame]) -> None:
+    """Refuse task ids of both kinds, integers and strings: ``0`` and ``"0"`` would be two tasks."""
+    first = frames[0]["task"].iloc[:1].tolist()[0]
+    for frame in frames:
+        tasks = frame["task"].tolist()
+        other = [
+            row for row, task in enumerate(tasks) if isinstance(task, str) != isinstance(first, str)
+        ]
+        if other:
+            row = other[0]
+            raise ValueError(
+                f"{frames[0]['file'].iloc[0]}, record 0 has task_id {first!r}, "
+                f"{_kind(first)}, and {frame['file'].iloc[row]}, record {row} has "
+                f"{tasks[row]!r}, {_kind(tasks[row])}; one task "
+                f"spelled both ways would count as two: write every task_id as an integer, "
+                f"as tau-bench does"
+            )
 
 
 def _trial(record: dict[str, Any], where: str) -> int:
     trial = record.get("trial")
-    if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
+    if isinstance(trial, bool) or not isinstance(trial, int) or not 0 <= trial <= _LARGEST_RUN:
         raise ValueError(
             f"{where}: trial is {trial!r}; tau-bench numbers the trials of a task 0, 1, 2, ..."
         )
     return trial
+
+
+def _cost(info: dict[str, Any]) -> float | None:
+    """Return ``info.user_cost`` as a number, NaN when absent, None when it is not a number."""
+    cost = info.get("user_cost")
+    if cost is None:
+        return math.nan
+    if isinstance(cost, bool) or not isinstance(cost, int | float):
+        return None
+    try:
+        return float(cost)
+    except OverflowError:
+        return None
 
 
 def _reward(record: dict[str, Any], where: str) -> float:
@@ -221,5 +300,13 @@ def _where(file: Path, number: int, record: object) -> str:
 
 
 def _kind(value: object) -> str:
-    names = {dict: "an object", list: "a list", str: "a string", type(None): "null"}
+    names = {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        int: "an integer",
+        float: "a float",
+        bool: "a boolean",
+        type(None): "null",
+    }
     return names.get(type(value), f"a {type(value).__name__}")
