@@ -6,6 +6,7 @@ import collections
 import gc
 import io
 import math
+import os
 import shutil
 import warnings
 from pathlib import Path
@@ -321,6 +322,13 @@ def test_missing_paths_are_refused(tmp_path):
         read_inspect_log(tmp_path / "nothing.eval")
     with pytest.raises(FileNotFoundError, match=r"no Inspect logs \(\.eval or \.json\)"):
         read_inspect_log(tmp_path)
+
+
+def test_a_fifo_named_as_a_log_is_refused_before_it_is_opened(tmp_path):
+    path = tmp_path / "2026-01-01T10-00-00+00-00_task_Ab3.eval"
+    os.mkfifo(path)  # opened for reading, it would wait for a writer
+    with pytest.raises(ValueError, match=r"_Ab3\.eval: not a regular file \(a FIFO\); give a log"):
+        read_inspect_log(path)
 
 
 def test_an_unfinished_eval_is_read_with_a_warning(inspect_log, tmp_path):

@@ -188,7 +188,7 @@ def _read_log(log: str | EvalLogInfo, scorer: str | None, threshold: float | Non
 
     file = _location(log)
     if os.path.lexists(file):  # a local log (not one in the cloud)
-        check_regular(Path(file), "Inspect log")
+        check_regular(Path(file), "log file")
     try:
         header = read_eval_log(log, header_only=True)
         samples = read_eval_log_sample_summaries(log)
