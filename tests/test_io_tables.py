@@ -567,8 +567,15 @@ def test_a_jsonl_file_pandas_cannot_read_is_refused_as_before(monkeypatch, tmp_p
 # --- task ids: text as written in CSV, the JSON value in JSON Lines, the file's type in Parquet --
 
 
-def test_csv_task_ids_are_the_text_of_each_cell(tmp_path):
-    ids = ["1.1", "1.10", "007", "7", "NA", "null", "N/A", "nan", " 1", "true"]
+@pytest.mark.parametrize(
+    "ids",
+    [
+        ["1.1", "1.10", "007", "7", "1e2", "100"],  # each would be read as a number
+        ["true", "True", "1", "false"],  # as a boolean
+        ["1.1", "1.10", "007", "7", "NA", "null", "N/A", "nan", " 1", "true"],  # text anyway
+    ],
+)
+def test_csv_task_ids_are_the_text_of_each_cell(tmp_path, ids):
     path = tmp_path / "runs.csv"
     path.write_text("problem,passed\n" + "".join(f"{task},true\n" for task in ids))
     runs = read_runs(path, task="problem")

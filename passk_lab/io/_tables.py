@@ -77,15 +77,34 @@ def read_runs(
     Raises
     ------
     ValueError
-        If the suffix is none of the above, the file cannot be parsed, a named
-        column is absent, a required column is missing (or has a missing
-        value), or a reward is refused; the message names the file, the row
-        and the column.
+        If the suffix is none of the above, the path is not a regular file (a
+        directory, a FIFO, a device) or cannot be read, the file is empty or
+        has no rows, is not UTF-8 or cannot be parsed, a named column is
+        absent, a required column is missing (or has a missing value), a task,
+        group or run holds a list or an object, JSON Lines task ids are of two
+        kinds or have a fraction, or a reward is refused; the message names
+        the file, the row and the column.
     FileNotFoundError
         If there is no such file.
 
+    Warns
+    -----
+    UserWarning
+        For a CSV or JSON Lines file that does not end with a line break: its
+        last row may have been cut short while the file was written.
+
     Notes
     -----
+    Task ids are read as the file writes them. In a CSV file each id is the
+    cell's text, exactly (``007``, ``1.10``, ``NA`` and ``null`` are ids of
+    their own), and only an empty cell is missing. In a JSON Lines file an id
+    is a JSON string (its text, as written) or an integer: a number with a
+    fraction is refused (``1.1`` and ``1.10`` are one JSON number), and so is
+    a file with ids of two kinds (``1`` and ``"1"`` would be two tasks, ``1``
+    and ``true`` one). A Parquet file's ids keep the file's type. For
+    numbers, convert after reading: ``runs["task"] = runs["task"].astype(int)``.
+    The other columns are read as pandas reads them.
+
     A JSON Lines file of one object a line and plain values (numbers, text,
     true, false, null) is parsed by pyarrow's reader (pyarrow is a dependency,
     always installed), several times faster, into the frame pandas' reader
@@ -99,6 +118,12 @@ def read_runs(
     >>> pk.simulate_coin(tasks=3, k=2).to_csv(folder / "runs.csv", index=False)
     >>> read_runs(folder / "runs.csv").shape
     (6, 3)
+
+    Task ids keep their text:
+
+    >>> _ = (folder / "ids.csv").write_text("task,passed\n1.1,true\n1.10,false\n007,true\n")
+    >>> read_runs(folder / "ids.csv")["task"].tolist()
+    ['1.1', '1.10', '007']
 
     A table of scores, with its own column names and no run numbers:
 
@@ -200,7 +225,15 @@ def _csv(file: Path, task: str) -> pd.DataFrame:
     if task not in header:
         return pd.read_csv(file)
     missing = {name: [""] if name == task else list(STR_NA_VALUES) for name in header}
-    return pd.read_csv(file, dtype={task: "str"}, keep_default_na=False, na_values=missing)
+    frame = pd.read_csv(file, keep_default_na=False, na_values=missing)
+    if not pd.api.types.is_string_dtype(frame[task]):
+        # ids that all look like numbers or booleans: read their text again, that column alone
+        # (asking for text up front makes pandas' reader twice as slow on every file)
+        texts = pd.read_csv(
+            file, usecols=[task], dtype={task: "str"}, keep_default_na=False, na_values=[""]
+        )
+        frame[task] = texts[task]
+    return frame
 
 
 def _json_lines_by_pandas(file: Path, texts: Sequence[str]) -> pd.DataFrame:

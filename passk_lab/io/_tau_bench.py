@@ -45,6 +45,10 @@ def read_tau_bench(
     reward of 0 and is flagged in ``error``: a failed run by default, left out
     with ``errors="exclude"``.
 
+    A ``task_id`` is an integer, as tau-bench writes it, or a string (read as
+    its text); the files read together must use one kind, since ``0`` and
+    ``"0"`` would count as two tasks.
+
     Parameters
     ----------
     path : str, pathlib.Path or sequence of them
