@@ -13,10 +13,19 @@ import pandas as pd
 import pytest
 from hypothesis import settings
 
-# Every property test draws the same examples on every machine and every run, so that a CI run
-# is reproducible: a failure is found by the budget each test sets, never by luck.
-settings.register_profile("reproducible", derandomize=True, deadline=None, print_blob=True)
-settings.load_profile("reproducible")
+# Hypothesis profiles. "reproducible", the default, draws the same examples on every machine and
+# every run and keeps no example database, so that a run never depends on the history of runs
+# before it: a CI run (`bash .ci/run`, with or without CI set) passes or fails the same way each
+# time, a failure being found by the budget each test sets, never by luck. "explore" draws new
+# examples on every run and saves the failing ones in .hypothesis/, to look for bugs locally:
+#     HYPOTHESIS_PROFILE=explore .venv/bin/pytest tests
+# (or pytest's --hypothesis-profile=explore). A failure it finds is pinned for good with an
+# @example(...) on the test, or a plain test, never left to the database.
+settings.register_profile(
+    "reproducible", derandomize=True, database=None, deadline=None, print_blob=True
+)
+settings.register_profile("explore", derandomize=False, deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
 
 TAU_BENCH = Path(__file__).parents[1] / ".." / "shared" / "data" / "tau-bench"
 
