@@ -25,7 +25,17 @@ view, estimator, plot and report:
   did not measure the agent -- infrastructure errors, time-outs, errors of
   unknown kind -- are left out;
 * ``(group..., task, run)`` is unique: a repeated run is refused, never counted
-  twice.
+  twice;
+* ids (``task`` and the grouping columns) are plain values, text or numbers:
+  a list or dict is refused.
+
+Which table a DataFrame is follows one rule, for pandas and Dask alike: one
+with any of the columns ``run``, ``passed`` or ``reward`` is a runs table
+(columns ``n`` and ``c`` beside them -- token counts, say -- are just other
+columns); one with ``n`` and ``c`` and none of those is a tally
+``[*by, task, n, c]``; one with no ``task`` column whose last index level is
+named ``task`` is an outcome matrix, whose task and run labels must be unique.
+Anything else is refused, naming what it has and what each kind needs.
 """
 
 from __future__ import annotations
@@ -41,7 +51,9 @@ from passk_lab._data.rules import (
     ErrorPolicy,
     as_frame,
     by_columns,
+    check_matrix_labels,
     passed_from_reward,
+    refuse_nested,
     require_runs_columns,
     run_index,
     verdicts,
@@ -75,11 +87,15 @@ def tally(
     ----------
     runs : DataFrame, numpy.ndarray or dask.dataframe.DataFrame
         A runs table (``task``, ``run``, ``passed`` or ``reward``; optional
-        ``error``, ``timed_out`` and grouping columns), or an outcome matrix
-        from :func:`outcome_matrix` (or a 2-D bool array, tasks x runs). A
-        runs table may be a Dask DataFrame: it is checked by the same rules
-        and counted where its partitions are, and only the tally comes back
-        (the estimators, which all start from this tally, take one too).
+        ``error``, ``timed_out`` and grouping columns), a tally
+        (``[*by, task, n, c]``), or an outcome matrix from
+        :func:`outcome_matrix` (or a 2-D bool array, tasks x runs). A table
+        with any of ``run``, ``passed`` or ``reward`` is a runs table, one
+        with ``n`` and ``c`` and none of those a tally, one indexed by task
+        an outcome matrix. A runs table may be a Dask DataFrame: it is
+        checked by the same rules and counted where its partitions are, and
+        only the tally comes back (the estimators, which all start from this
+        tally, take one too).
     by : str or list of str, optional
         Grouping columns (``"model"``, ``["model", "domain"]``): tasks are
         counted within each group.
@@ -103,9 +119,19 @@ def tally(
     Raises
     ------
     ValueError
-        If a required column is missing, a run appears twice, ``passed`` is not
-        boolean, a value is missing, a run index is negative or the table is
-        empty. The message names the column and the fix.
+        If the table is none of the three kinds, a required column is
+        missing, a run appears twice, an outcome matrix has a task or run
+        label twice, an id is a list or dict, ``passed`` is not boolean, a
+        value is missing, a run index is negative or the table is empty. The
+        message names the column and the fix.
+
+    Notes
+    -----
+    Under ``errors="exclude"`` a task whose every run errored keeps its row,
+    with ``n = 0``: no estimate counts it (a task counts at k only with at
+    least k runs), and the estimators report it among ``n_tasks_excluded``.
+    A group with no run left has no estimate: NaN, with a ``RuntimeWarning``
+    naming the group, as for any k no task of a group reaches.
 
     Examples
     --------
@@ -212,6 +238,7 @@ def runs_from_matrix(matrix: pd.DataFrame) -> pd.DataFrame:
         raise ValueError(
             "an outcome matrix is a DataFrame whose index ends with a level named task"
         )
+    check_matrix_labels(matrix)
     names = [str(name) for name in matrix.index.names]
     long = matrix.reset_index().melt(id_vars=names, var_name="run", value_name="passed")
     long["_position"] = np.tile(np.arange(len(matrix)), matrix.shape[1])
@@ -277,7 +304,11 @@ def compact_runs(runs: pd.DataFrame) -> pd.DataFrame:
         elif name == "run":
             columns[name] = pd.to_numeric(run_index(frame), downcast="integer")
         elif name == "task" or pd.api.types.is_string_dtype(dtype) or dtype.kind == "O":
-            columns[name] = column.astype("category")
+            try:
+                columns[name] = column.astype("category")
+            except TypeError:  # a value that cannot be hashed, such as a list
+                refuse_nested(frame, [str(name)])
+                raise
         elif pd.api.types.is_integer_dtype(dtype):
             columns[name] = pd.to_numeric(column, downcast="integer")
         else:

@@ -215,3 +215,17 @@ def test_runs_that_differ_in_one_word_only_are_not_repeats() -> None:
     with pytest.raises(ValueError, match="run 1 of task='a' appears 2 times"):
         pk.tally(dd.from_pandas(twice, npartitions=2))
     assert pk.tally(dd.from_pandas(distinct, npartitions=2))["n"].tolist() == [3]
+
+
+def test_a_runs_log_with_columns_named_n_and_c_is_counted_as_runs() -> None:
+    # token counts named n and c: the log is still a runs table, by the rule pandas follows
+    log = small_log().assign(n=[812, 640, 975, 1203, 388, 451], c=[3, 2, 9, 4, 1, 7])
+    counted = pk.tally(dd.from_pandas(log, npartitions=2))
+    assert counted[["n", "c"]].to_numpy().tolist() == [[2, 1], [2, 1], [2, 1]]  # 1.0, 1.0, 1 - 1e-7
+    pd.testing.assert_frame_equal(counted, pk.tally(log), check_dtype=False)
+    # a tally is a tally in both
+    counts = pd.DataFrame({"task": ["a", "b"], "n": [4, 3], "c": [1, 3]})
+    got = pk.tally(dd.from_pandas(counts, npartitions=2))
+    pd.testing.assert_frame_equal(got, counts, check_dtype=False)
+    with pytest.raises(ValueError, match="neither a runs table nor a tally"):
+        pk.tally(dd.from_pandas(counts.drop(columns="c"), npartitions=2))

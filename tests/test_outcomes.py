@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import passk_lab as pk
@@ -143,7 +143,7 @@ GOOD = pd.DataFrame({"task": [0, 0, 1, 1], "run": [0, 1, 0, 1], "passed": [True]
 @pytest.mark.parametrize(
     ("runs", "by", "message"),
     [
-        (GOOD.drop(columns="task"), None, "runs has no task column"),
+        (GOOD.drop(columns="task"), None, "runs has no column 'task'"),
         (GOOD.drop(columns="run"), None, "runs has no column 'run'"),
         (GOOD.drop(columns="passed"), None, "neither a passed nor a reward column"),
         (GOOD, "model", "runs has no column 'model'"),
@@ -294,8 +294,21 @@ def test_task_consistency_counts_tasks_with_two_or_more_runs():
 # --- compact storage ------------------------------------------------------------------
 
 
+ALL_EXCLUDED = pd.DataFrame(
+    {
+        "task": [0, 0, 1, 0, 0, 1],
+        "run": [0, 1, 0, 0, 1, 0],
+        "passed": [False, False, False, True, False, True],
+        "model": ["m1", "m1", "m1", "m2", "m2", "m2"],
+        "error": ["E: boom", "E: boom", "E: boom", None, None, None],
+    }
+)
+"""Group m1 has every run errored: under errors="exclude" none of its runs is left."""
+
+
 @settings(max_examples=60, deadline=None)
 @given(runs_tables(groups=True, errors=True), st.sampled_from(["fail", "exclude"]))
+@example(ALL_EXCLUDED, "exclude")  # a group with no run left is drawn every time, not by luck
 def test_compact_runs_keep_every_tally_and_estimate(runs, errors):
     runs.loc[runs["error"].notna(), "passed"] = False  # an errored run did not pass
     compact = pk.compact_runs(runs)
@@ -309,12 +322,41 @@ def test_compact_runs_keep_every_tally_and_estimate(runs, errors):
     )
     curves, warned = [], []
     for table in (compact, runs):  # a group whose every run is excluded warns of no estimate
-        with warnings.catch_warnings(record=True) as caught:
+        # the warnings are the package's own: a floating-point 0/0 would raise here
+        with warnings.catch_warnings(record=True) as caught, np.errstate(all="raise"):
             warnings.simplefilter("always")
             curves.append(pk.reliability_curve(table, by="model", errors=errors, rng=0))
         warned.append([(w.category, str(w.message)) for w in caught])
     pd.testing.assert_frame_equal(curves[0].drop(columns="model"), curves[1].drop(columns="model"))
     assert warned[0] == warned[1]
+
+
+def test_a_group_with_every_run_excluded_has_no_estimate_and_says_so():
+    counted = pk.tally(ALL_EXCLUDED, by="model", errors="exclude")
+    # its tasks stay in the tally with n = 0, their errored runs counted
+    assert counted[["n", "c", "n_errors"]].to_numpy().tolist()[:2] == [[0, 0, 2], [0, 0, 1]]
+    with np.errstate(all="raise"), pytest.warns(RuntimeWarning) as caught:
+        curve = pk.reliability_curve(ALL_EXCLUDED, by="model", errors="exclude", rng=0)
+    messages = [str(warning.message) for warning in caught]
+    assert any(m.startswith("no estimate for k = 1 in group model='m1'") for m in messages)
+    first = curve.set_index(["model", "k"]).loc[("m1", 1)]
+    assert np.isnan(first["pass_pow_k"])
+    assert np.isnan(first["pass_at_k"])
+    assert first["n_tasks_excluded"] == 2
+    assert first["n_runs_excluded"] == 3
+    # the other group is measured as if it were alone: task 0 passed 1 of 2 runs, task 1 1 of 1
+    alone = ALL_EXCLUDED[ALL_EXCLUDED["model"] == "m2"]
+    with pytest.warns(RuntimeWarning, match="no estimate for k = 1 in group model='m1'"):
+        at_1 = pk.pass_at_1(ALL_EXCLUDED, by="model", errors="exclude")
+    assert np.isnan(at_1["m1"])
+    assert at_1["m2"] == pytest.approx((1 / 2 + 1 / 1) / 2)
+    with pytest.warns(RuntimeWarning):  # of its intervals and the tasks k = 2 counts
+        pd.testing.assert_frame_equal(
+            curve[curve["model"] == "m2"].reset_index(drop=True),
+            pk.reliability_curve(alone, by="model", errors="exclude", rng=0),
+        )
+    # counted as failures instead, the group is measured: it never passes
+    assert pk.pass_at_1(ALL_EXCLUDED, by="model")["m1"] == 0.0
 
 
 def test_compact_runs_shrink_a_table_of_text_ids_and_keep_its_values():
@@ -362,3 +404,130 @@ def test_bool_cells_viewed_from_other_bytes_count_once():
     runs = pd.DataFrame({"task": np.repeat([0, 1], 9), "run": np.tile(range(9), 2)})
     runs["passed"] = raw.reshape(-1).view(np.bool_)
     assert pk.tally(runs)["c"].tolist() == [9, 1]
+
+
+# --- which table is which -------------------------------------------------------------
+
+
+def test_a_runs_table_with_columns_named_n_and_c_is_a_runs_table():
+    # token counts named n and c do not make a runs table a tally: it has run and reward
+    runs = pd.DataFrame(
+        {
+            "task": ["a", "a", "a", "b", "b", "b"],
+            "run": [0, 1, 2, 0, 1, 2],
+            "reward": [1.0, 0.0, 0.0, 1.0, 0.0, 0.0],
+            "n": [812, 640, 975, 1203, 388, 451],
+            "c": [3, 2, 9, 4, 1, 7],
+        }
+    )
+    assert pk.pass_at_1(runs) == pytest.approx(2 / 6)
+    assert pk.tally(runs)[["n", "c"]].to_numpy().tolist() == [[3, 1], [3, 1]]
+
+
+@pytest.mark.parametrize("mark", ["run", "passed", "reward"])
+def test_any_column_of_a_runs_table_makes_it_one(mark):
+    table = pd.DataFrame({"task": [0], "n": [4], "c": [1], mark: [0]})
+    with pytest.raises(ValueError, match="runs has"):
+        as_tally(table)
+
+
+def test_a_table_neither_runs_nor_tally_is_refused_saying_what_each_needs():
+    table = pd.DataFrame({"task": ["a", "b"], "score": [0.5, 1.0]})
+    with pytest.raises(ValueError, match="neither a runs table nor a tally") as refused:
+        pk.tally(table)
+    message = str(refused.value)
+    assert "['task', 'score']" in message
+    assert "run and passed (or reward)" in message
+    assert "n and c" in message
+    assert "index whose last level is named task" in message
+
+
+def test_a_runs_table_indexed_by_task_is_told_to_reset_the_index():
+    runs = GOOD.set_index("task")
+    with pytest.raises(ValueError, match=r"task as an index level.*reset_index\(\)"):
+        pk.tally(runs)
+
+
+# --- outcome matrix labels ------------------------------------------------------------
+
+
+def test_an_outcome_matrix_with_a_task_twice_is_refused():
+    matrix = pk.outcome_matrix(GOOD.assign(task=["x", "x", "y", "y"]))
+    doubled = pd.concat([matrix, matrix])
+    for view in (pk.tally, pk.runs_from_matrix):
+        with pytest.raises(ValueError, match="task='x' more than once") as refused:
+            view(doubled)
+        assert "by=" in str(refused.value)
+    grouped = pk.outcome_matrix(GOOD.assign(model="m"), by="model")
+    with pytest.raises(ValueError, match="model='m', task=0 more than once"):
+        pk.tally(pd.concat([grouped, grouped]), by="model")
+    # the same task in two groups is two tasks
+    two = pd.concat([GOOD.assign(model="m"), GOOD.assign(model="w")])
+    assert len(pk.tally(pk.outcome_matrix(two, by="model"), by="model")) == 4
+
+
+def test_an_outcome_matrix_with_a_run_twice_is_refused():
+    matrix = pk.outcome_matrix(GOOD)
+    doubled = pd.concat([matrix, matrix], axis=1)
+    for view in (pk.tally, pk.runs_from_matrix):
+        with pytest.raises(ValueError, match="run 0 in more than one column"):
+            view(doubled)
+
+
+# --- repeated runs --------------------------------------------------------------------
+
+
+def test_the_advice_for_a_repeated_run_keeps_two_evaluations_apart():
+    first = GOOD.assign(model="m")
+    with pytest.raises(ValueError, match="run 0 of model='m', task=0 appears 2 times") as refused:
+        pk.tally(pd.concat([first, first]), by="model")
+    message = str(refused.value)
+    assert "runs['evaluation']" in message
+    assert "by=['model', 'evaluation']" in message
+    assert "drop_duplicates()" in message
+    assert "runs.groupby(['model', 'task']).cumcount()" in message
+    # the advice works: two evaluations told apart are counted apart, each with its own runs
+    both = pd.concat([first.assign(evaluation=1), first.assign(evaluation=2)])
+    counted = pk.tally(both, by=["model", "evaluation"])
+    assert counted["n"].tolist() == [2, 2, 2, 2]
+
+
+def test_the_advice_for_numbering_runs_names_the_evaluations_too():
+    with pytest.raises(ValueError, match="run is missing in 1 row") as refused:
+        pk.tally(GOOD.assign(run=[0, None, 0, 1]))
+    assert "every column that tells evaluations apart" in str(refused.value)
+
+
+# --- nested values --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("column", "values", "by"),
+    [
+        ("task", [["a"], ["a"], ["b"], ["b"]], None),
+        ("task", ["a", "a", "b", {"id": "b"}], None),
+        ("task", [["a"], ["b"], ["a"], ["b"]], None),
+        ("model", ["m", "m", "m", ["w"]], "model"),
+    ],
+)
+def test_lists_and_dicts_as_ids_are_refused_naming_the_column_and_row(column, values, by):
+    runs = GOOD.assign(**{column: values})
+    first = next(row for row, value in enumerate(values) if not isinstance(value, str))
+    for view in (pk.tally, pk.outcome_matrix):
+        with pytest.raises(ValueError, match=f"{column} holds a") as refused:
+            view(runs, by=by)
+        message = str(refused.value)
+        assert f"row {first}" in message
+        assert f"runs[{column!r}] = runs[{column!r}].map(json.dumps)" in message
+    with pytest.raises(ValueError, match=f"{column} holds a"):
+        pk.compact_runs(runs)
+
+
+def test_lists_as_run_numbers_are_refused():
+    with pytest.raises(ValueError, match="run must hold integers"):
+        pk.tally(GOOD.assign(run=[[0], [1], [0], [1]]))
+
+
+def test_lists_in_a_tally_are_refused_too():
+    with pytest.raises(ValueError, match="task holds a list at row 1"):
+        pk.tally(pd.DataFrame({"task": ["a", ["b"]], "n": [2, 2], "c": [1, 1]}))

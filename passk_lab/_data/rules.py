@@ -10,7 +10,12 @@
   time-outs, errors of unknown kind -- are left out;
 * ``run`` holds whole numbers ``>= 0`` and ``passed`` booleans;
 * ``(group..., task, run)`` is unique: a repeated run is refused, never counted
-  twice.
+  twice;
+* ids (``task``, the groups) are plain values: a list or dict is refused;
+* which table a DataFrame is follows one rule (:func:`table_kind`): one with
+  any of ``run``, ``passed`` or ``reward`` is a runs table, one with ``n`` and
+  ``c`` and none of those a tally, one indexed by task an outcome matrix,
+  whose task and run labels are unique.
 
 Every reader of runs -- the pandas tally, the Dask tally, the outcome matrix
 and the heatmap's states -- applies these functions, and no other code
@@ -19,7 +24,7 @@ re-states them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Any, Literal, NamedTuple, TypeAlias
 
 import numpy as np
@@ -34,21 +39,25 @@ __all__ = [
     "By",
     "ErrorPolicy",
     "Flags",
+    "TableKind",
     "as_frame",
     "bool_bytes",
     "by_columns",
+    "check_matrix_labels",
     "display",
     "errored_runs",
     "is_dask_frame",
     "missing_key",
     "passed_from_reward",
     "policy",
+    "refuse_nested",
     "repeated_run",
     "require_columns",
     "require_runs_columns",
     "run_flags",
     "run_index",
     "run_numbers",
+    "table_kind",
     "verdicts",
     "warn_passed_and_errored",
 ]
@@ -58,8 +67,17 @@ ErrorPolicy: TypeAlias = Literal["fail", "exclude"]
 
 By: TypeAlias = str | Sequence[str] | None
 
+TableKind: TypeAlias = Literal["runs", "tally", "matrix"]
+"""What a DataFrame holds: one row per run, one per task with its counts, or tasks x runs."""
+
 REWARD_TOLERANCE = 1e-6
 _RESERVED = ("task", "run", "passed", "reward", "error", "error_kind", "timed_out")
+_RUNS_MARKS = ("run", "passed", "reward")  # a table with any of these is a runs table
+_NUMBER_RUNS = (
+    "number the runs of each task 0, 1, 2, ... (for example runs.groupby(['task']).cumcount(), "
+    "grouping by every column that tells evaluations apart too, such as model: runs of two "
+    "evaluations numbered as one are pooled)"
+)
 
 
 # --- arguments ------------------------------------------------------------------------
@@ -116,6 +134,121 @@ def as_frame(runs: object, what: str = "runs") -> pd.DataFrame:
     if runs.empty:
         raise ValueError(f"{what} is empty: there are no runs to count")
     return runs
+
+
+def table_kind(columns: Iterable[Hashable], index_names: Sequence[Hashable]) -> TableKind:
+    """Return which table a DataFrame with these columns and index levels is, or refuse it.
+
+    One rule, for pandas and Dask alike: a table with any of the columns
+    ``run``, ``passed`` or ``reward`` is a **runs** table (whatever else it
+    has: token counts named ``n`` and ``c`` do not make it a tally); one with
+    ``n`` and ``c`` and none of those is a **tally**; one with no ``task``
+    column whose last index level is named ``task`` is an **outcome matrix**.
+    Anything else is refused, naming what it has and what each kind needs, as
+    is a runs table whose task is an index level.
+
+    Examples
+    --------
+    >>> table_kind(["task", "run", "reward", "n", "c"], [None])
+    'runs'
+    >>> table_kind(["task", "n", "c"], [None])
+    'tally'
+    >>> table_kind([0, 1, 2], ["task"])
+    'matrix'
+    """
+    names = list(columns)
+    has = set(names)
+    if any(name in has for name in _RUNS_MARKS):
+        if "task" not in has and "task" in index_names:
+            raise ValueError(
+                "runs has its task as an index level, not a column; give runs.reset_index()"
+            )
+        return "runs"
+    if "n" in has and "c" in has:
+        return "tally"
+    if "task" not in has and index_names and index_names[-1] == "task":
+        return "matrix"
+    raise ValueError(
+        f"this table is neither a runs table nor a tally nor an outcome matrix (columns "
+        f"{list(map(str, names))}, index {list(index_names)}): a runs table has the columns "
+        f"task, run and passed (or reward), one row per run; a tally has task, n and c, one row "
+        f"per task, and none of run, passed, reward; an outcome matrix has an index whose last "
+        f"level is named task and one boolean column per run"
+    )
+
+
+def check_matrix_labels(matrix: pd.DataFrame) -> None:
+    """Refuse an outcome matrix with a task (row) or run (column) label twice.
+
+    A task twice -- two matrices put together with ``pd.concat`` -- would count
+    as two tasks, and a run twice would count its cells twice.
+
+    Examples
+    --------
+    >>> matrix = pd.DataFrame({0: [True], 1: [False]}, index=pd.Index(["a"], name="task"))
+    >>> check_matrix_labels(matrix)
+    >>> check_matrix_labels(pd.concat([matrix, matrix]))
+    Traceback (most recent call last):
+    ...
+    ValueError: outcome matrix has task='a' more than once (row 1); one row per task. ...
+    """
+    if not matrix.index.is_unique:
+        row = int(np.argmax(matrix.index.duplicated()))
+        label = matrix.index[row]
+        values = label if isinstance(matrix.index, pd.MultiIndex) else (label,)
+        where = ", ".join(
+            f"{name}={display(value)!r}"
+            for name, value in zip(matrix.index.names, values, strict=True)
+        )
+        raise ValueError(
+            f"outcome matrix has {where} more than once (row {row}); one row per task. If the "
+            f"rows are two evaluations put together, add an index level telling them apart "
+            f"(pd.concat({{'first': m1, 'second': m2}}, names=['evaluation'])) and pass it in "
+            f"by=; if they are copies, drop them: matrix[~matrix.index.duplicated()]"
+        )
+    if not matrix.columns.is_unique:
+        column = int(np.argmax(matrix.columns.duplicated()))
+        raise ValueError(
+            f"outcome matrix has run {display(matrix.columns[column])!r} in more than one column "
+            f"(column {column}); one column per run. If the columns are runs of two evaluations, "
+            f"stack the matrices instead, with an index level telling them apart "
+            f"(pd.concat({{'first': m1, 'second': m2}}, names=['evaluation'])), and pass it in "
+            f"by=; renumber the columns only if they are more runs of one evaluation; drop "
+            f"copies: matrix.loc[:, ~matrix.columns.duplicated()]"
+        )
+
+
+def refuse_nested(frame: pd.DataFrame, names: Sequence[str], what: str = "runs") -> None:
+    """Refuse the first of the `names` columns that holds a list, dict or other unhashable value.
+
+    A runs table calls this only once hashing its ids has failed, so that a
+    table of plain ids pays nothing for it; only columns of Python objects
+    are looked at.
+
+    Examples
+    --------
+    >>> refuse_nested(pd.DataFrame({"task": ["a", "b"]}), ["task"])
+    >>> refuse_nested(pd.DataFrame({"task": ["a", ["b", "c"]]}), ["task"])
+    Traceback (most recent call last):
+    ...
+    ValueError: task holds a list at row 1 (['b', 'c']); an id must be a plain value ...
+    """
+    for name in names:
+        column = frame[name]
+        if column.dtype != object:
+            continue
+        plain = column.map(lambda value: isinstance(value, Hashable)).to_numpy(dtype=np.bool_)
+        if plain.all():
+            continue
+        row = int(np.argmin(plain))
+        value = column.iloc[row]
+        shown = repr(value)
+        raise ValueError(
+            f"{name} holds a {type(value).__name__} at row {row} "
+            f"({shown if len(shown) <= 60 else shown[:57] + '...'}); an id must be a plain "
+            f"value (text or a number), not a list or dict: convert the column to text, "
+            f"e.g. {what}[{name!r}] = {what}[{name!r}].map(json.dumps)"
+        )
 
 
 def require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str, fix: str) -> None:
@@ -243,23 +376,16 @@ def run_numbers(runs: pd.DataFrame) -> npt.NDArray[np.integer[Any]]:
     dtype = column.dtype
     integers = isinstance(dtype, np.dtype) and dtype.kind in "iu"  # cannot be missing
     if not integers and column.isna().any():
-        raise ValueError(
-            f"run is missing in {int(column.isna().sum())} row(s); number the runs of each task "
-            f"0, 1, 2, ... (for example runs.groupby('task').cumcount())"
-        )
+        raise ValueError(f"run is missing in {int(column.isna().sum())} row(s); {_NUMBER_RUNS}")
     if pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype):
-        raise ValueError(
-            f"run must hold integers, got dtype {dtype}; number the runs of each task "
-            f"0, 1, 2, ... (for example runs.groupby('task').cumcount())"
-        )
+        raise ValueError(f"run must hold integers, got dtype {dtype}; {_NUMBER_RUNS}")
     values = column.to_numpy()
     with np.errstate(invalid="ignore"):
         huge = np.isfinite(values) & (values >= 2**63) if values.dtype.kind in "uf" else None
     if huge is not None and huge.any():
         row = int(np.argmax(huge))
         raise ValueError(
-            f"run {values[row]} at row {row} is too large for a run number; number the runs "
-            f"of each task 0, 1, 2, ... (for example runs.groupby('task').cumcount())"
+            f"run {values[row]} at row {row} is too large for a run number; {_NUMBER_RUNS}"
         )
     if pd.api.types.is_integer_dtype(dtype):
         index = values if values.dtype.kind in "iu" else values.astype(np.int64)
@@ -340,10 +466,15 @@ def repeated_run(keys: Sequence[str], values: Sequence[object], run: int, times:
     where = ", ".join(
         f"{name}={display(value)!r}" for name, value in zip(keys, values, strict=True)
     )
+    groups = list(keys[:-1])
+    apart = [*groups, "evaluation"]
     return ValueError(
-        f"run {run} of {where} appears {times} times; each ({', '.join(keys)}, run) "
-        f"must be unique. Drop the rows if they are copies, or renumber the runs if they are "
-        f"distinct: runs['run'] = runs.groupby({list(keys)!r}).cumcount()"
+        f"run {run} of {where} appears {times} times; each ({', '.join(keys)}, run) must be "
+        f"unique. If two evaluations were put together (pd.concat of two logs that share run "
+        f"numbers), add a column telling them apart, runs['evaluation'] = ..., and pass it in "
+        f"by={apart!r}; if the rows are copies, drop them: runs.drop_duplicates(). Renumber "
+        f"only rows that are truly distinct runs of one evaluation: runs['run'] = "
+        f"runs.groupby({list(keys)!r}).cumcount()"
     )
 
 

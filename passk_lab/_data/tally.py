@@ -2,7 +2,8 @@
 
 :func:`as_tally` is the one entry point. It takes a runs table, an outcome
 matrix (a DataFrame indexed by task, or a 2-D bool array), a tally table
-``[*by, task, n, c]`` or a Dask DataFrame of runs, checks it by the rules of
+``[*by, task, n, c]`` or a Dask DataFrame of runs, tells which it is by one
+rule (:func:`~passk_lab._data.rules.table_kind`), checks it by the rules of
 :mod:`passk_lab._data.rules`, and returns a :class:`Tally`.
 """
 
@@ -21,13 +22,16 @@ from passk_lab._data.rules import (
     as_frame,
     bool_bytes,
     by_columns,
+    check_matrix_labels,
     display,
     errored_runs,
     is_dask_frame,
     policy,
+    refuse_nested,
     require_columns,
     require_runs_columns,
     run_numbers,
+    table_kind,
     verdicts,
     warn_passed_and_errored,
 )
@@ -102,7 +106,11 @@ def check_runs(runs: pd.DataFrame, by: tuple[str, ...], threshold: float) -> Che
     run = run_numbers(runs)
     errored = errored_runs(runs)
     keys = [*by, "task"]
-    units = find_units(runs, keys)
+    try:
+        units = find_units(runs, keys)
+    except TypeError:  # an id that cannot be hashed, such as a list
+        refuse_nested(runs, keys)
+        raise
     check_unique_runs(runs, keys, units, run)
     if errored is not None:
         lucky = sum(
@@ -157,6 +165,7 @@ def _tally_frame(frame: pd.DataFrame, by: tuple[str, ...], errors: ErrorPolicy) 
             f"tally row {row} has c={c[row]} passes of n={n[row]} runs; need 0 <= c <= n"
         )
     keys = [*by, "task"]
+    refuse_nested(frame, keys, "counts")  # one row per task: cheap to look at every id
     repeated = frame.duplicated(keys)
     if repeated.any():
         row = int(np.flatnonzero(repeated.to_numpy())[0])
@@ -190,6 +199,7 @@ def _tally_matrix(
     missing = [name for name in by if name not in names]
     if missing:
         raise ValueError(f"by names {missing}, which are not index levels of the outcome matrix")
+    check_matrix_labels(matrix)
     n = np.zeros(len(matrix), dtype=np.int64)
     c = np.zeros(len(matrix), dtype=np.int64)
     for name, column in matrix.items():
@@ -257,7 +267,10 @@ def _row_passes(matrix: Bools) -> Ints:
 def as_tally(
     data: object, by: By = None, *, errors: ErrorPolicy = "fail", threshold: float = 1.0
 ) -> Tally:
-    """Reduce runs, an outcome matrix or a tally (pandas or Dask) to a :class:`Tally`."""
+    """Reduce runs, an outcome matrix or a tally (pandas or Dask) to a :class:`Tally`.
+
+    Which of them a DataFrame is follows :func:`~passk_lab._data.rules.table_kind`.
+    """
     rule = policy(errors)
     groups = by_columns(by)
     if is_dask_frame(data):
@@ -265,24 +278,21 @@ def as_tally(
     if isinstance(data, np.ndarray):
         return _tally_matrix(data, groups, rule)
     frame = as_frame(data)
-    if "task" in frame.columns:
-        if "n" in frame.columns and "c" in frame.columns and "passed" not in frame.columns:
-            return _tally_frame(frame, groups, rule)
-        return _tally_runs(frame, groups, rule, threshold)
-    if "task" in frame.index.names:
+    kind = table_kind(frame.columns, frame.index.names)
+    if kind == "tally":
+        return _tally_frame(frame, groups, rule)
+    if kind == "matrix":
         return _tally_matrix(frame, groups, rule)
-    raise ValueError(
-        f"runs has no task column (columns {list(map(str, frame.columns))}); give a runs table "
-        f"[task, run, passed], a tally [task, n, c] or an outcome matrix indexed by task"
-    )
+    return _tally_runs(frame, groups, rule, threshold)
 
 
 def _tally_dask(data: Any, by: tuple[str, ...], errors: ErrorPolicy, threshold: float) -> Tally:
     """Tally a Dask DataFrame: a tally table is collected, runs are counted where they are."""
     from passk_lab._data.dask import count_runs  # imports dask, only for a Dask input
 
-    if "n" in data.columns and "c" in data.columns and "passed" not in data.columns:
-        return _tally_frame(data.compute(), by, errors)
+    kind = table_kind(data.columns, [data.index.name])
+    if kind != "runs":  # a tally, or a matrix, is one row per task: it fits in memory
+        return as_tally(data.compute(), by, errors=errors)
     counts = count_runs(data, by, threshold)
     summary = Tally(
         labels=counts.labels,
