@@ -468,8 +468,9 @@ def _first_bad_line(file: Path) -> str | None:
             return f"{file}, line {number}, column {exc.colno}"
         except RecursionError:
             raise ValueError(
-                f"{file}, line {number}: nested too deeply to read (lists or objects more "
-                f"than {sys.getrecursionlimit()} levels deep); a run's record is one flat object"
+                f"{file}, line {number}: nested too deeply to read (lists or objects inside one "
+                f"another past Python's recursion limit, {sys.getrecursionlimit()}); a run's "
+                f"record is one flat object"
             ) from None
         if not isinstance(record, dict):
             return f"{file}, line {number}"

@@ -199,9 +199,9 @@ def _records(file: Path) -> list[Any]:
         records = json.loads(text)
     except RecursionError:
         raise ValueError(
-            f"{file}: nested too deeply to read (lists or objects more than "
-            f"{sys.getrecursionlimit()} levels deep); a tau-bench results file is a JSON list of "
-            f"run records"
+            f"{file}: nested too deeply to read (lists or objects inside one another "
+            f"past Python's recursion limit, {sys.getrecursionlimit()}); a tau-bench results "
+            f"file is a JSON list of run records"
         ) from None
     except json.JSONDecodeError as exc:
         body = text.strip()
