@@ -182,8 +182,12 @@ def test_resume_keeps_the_ledgers_header(tmp_path):
     path = tmp_path / "ledger.jsonl"
     interrupted_after(3, path, metadata={"note": "first"})
     header = lines(path)[0]
-    result = evaluate(table_tasks({"t0": 3}), K, ledger=path, resume=True, metadata={"note": "2"})
+    time.sleep(0.002)  # a resumed evaluation starts later: its own date would differ
+    result = evaluate(
+        table_tasks({"t0": 3}), K, ledger=path, resume=True, metadata={"note": "first"}
+    )
     assert result.header == header
+    assert lines(path)[0] == header
 
 
 def test_resume_without_a_ledger_file_starts_one(tmp_path):
@@ -200,6 +204,9 @@ def test_resume_without_a_ledger_file_starts_one(tmp_path):
         ({"seed": 2}, "seed: the ledger has 1, this evaluation has 2"),
         ({"tasks": table_tasks()[:3]}, "tasks: the ledger has 30 tasks ['t0', 't1', 't2', ...]"),
         ({"tasks": table_tasks()[::-1]}, "this evaluation has 30 tasks ['t29', 't28', 't27'"),
+        ({"run_timeout_ms": 500}, "run_timeout_ms: the ledger has None, this evaluation has 500"),
+        ({"timeout_ms": 9000}, "timeout_ms: the ledger has None, this evaluation has 9000"),
+        ({"metadata": {"prompt": "v2"}}, "metadata: the ledger has {}, this evaluation has {'pro"),
     ],
 )
 def test_a_ledger_of_another_evaluation_is_refused(tmp_path, changes, difference):
@@ -280,6 +287,97 @@ def test_a_damaged_ledger_is_refused(tmp_path, damage, message):
     path.write_text(damage(path.read_text().replace(": ", ":").replace(", ", ",")))
     with pytest.raises(ValueError, match=message):
         pk.read_ledger(path)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        ("passed", "false", "true or false"),
+        ("passed", 0.5, "true or false"),
+        ("passed", None, "true or false"),
+        ("timed_out", 1, "true or false"),
+        ("run", -1, "an integer >= 0"),
+        ("run", 1.0, "an integer >= 0"),
+        ("task", ["t0"], "a task id"),
+        ("error_type", 7, "text or null"),
+        ("error_message", False, "text or null"),
+        ("error_kind", "network", "null or"),
+        ("attempts", 0, "an integer >= 1"),
+        ("duration_s", "fast", "a number of seconds >= 0"),
+        ("duration_s", -1.0, "a number of seconds >= 0"),
+        ("started_at", "yesterday", "an ISO 8601 time with its UTC offset"),
+        ("started_at", "2026-01-01T00:00:00", "an ISO 8601 time with its UTC offset"),
+        ("started_at", 17, "an ISO 8601 time with its UTC offset"),
+    ],
+)
+def test_every_field_of_a_run_line_is_checked_when_read_and_when_resumed(
+    tmp_path, field, value, expected
+):
+    path = tmp_path / "ledger.jsonl"
+    interrupted_after(3, path)
+    rows = path.read_text().splitlines()
+    run = json.loads(rows[2])
+    run[field] = value
+    rows[2] = json.dumps(run)
+    path.write_text("\n".join(rows) + "\n")
+    before = path.read_bytes()
+    message = f"line 3 of {path} is not a run record: its field '{field}' is {value!r}"
+    for attempt in (
+        lambda: pk.read_ledger(path),
+        lambda: evaluate(table_tasks(), K, ledger=path, resume=True),
+    ):
+        with pytest.raises(ValueError, match="the ledger is damaged") as refused:
+            attempt()
+        assert str(refused.value).startswith(message)
+        assert f"not {expected}" in str(refused.value)
+        assert "delete it and resume=True runs that run again" in str(refused.value)
+    assert path.read_bytes() == before
+
+
+def test_a_run_line_without_a_field_names_it(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    interrupted_after(3, path)
+    rows = path.read_text().splitlines()
+    run = json.loads(rows[1])
+    del run["timed_out"]
+    path.write_text("\n".join([rows[0], json.dumps(run), *rows[2:]]) + "\n")
+    with pytest.raises(ValueError, match=r"line 2 of .* has no field 'timed_out'"):
+        pk.read_ledger(path)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("tasks", None, "it has no field 'tasks'"),
+        ("k", "4", "its field 'k' is '4' \\(str\\), not a positive integer"),
+        ("k", 0, "its field 'k' is 0 \\(int\\), not a positive integer"),
+        ("tasks", "t0", "its field 'tasks' is 't0' \\(str\\), not a list of task ids"),
+        ("tasks", ["t0", "t0"], "its field 'tasks' names 't0' more than once"),
+        ("date", "last Tuesday", "its field 'date' is 'last Tuesday' \\(str\\), not an ISO"),
+        ("date", "2026-01-01", "its field 'date' is '2026-01-01' \\(str\\), not an ISO"),
+        ("seed", "1", "its field 'seed' is '1' \\(str\\), not an integer or null"),
+        ("model", 5, "its field 'model' is 5 \\(int\\), not text or null"),
+        ("run_timeout_ms", "500", "its field 'run_timeout_ms' is '500' \\(str\\), not a pos"),
+        ("metadata", [], "its field 'metadata' is \\[\\] \\(list\\), not an object"),
+    ],
+)
+def test_every_field_of_the_header_is_checked(tmp_path, field, value, message):
+    path = tmp_path / "ledger.jsonl"
+    interrupted_after(3, path)
+    rows = path.read_text().splitlines()
+    head = json.loads(rows[0])
+    if value is None:
+        del head[field]
+    else:
+        head[field] = value
+    path.write_text("\n".join([json.dumps(head), *rows[1:]]) + "\n")
+    for attempt in (
+        lambda: pk.read_ledger(path),
+        lambda: evaluate(table_tasks(), K, ledger=path, resume=True),
+    ):
+        with pytest.raises(ValueError, match=f"^line 1 of {path} .*{message}") as refused:
+            attempt()
+        assert "start a new ledger" in str(refused.value)
 
 
 def test_an_empty_ledger_has_nothing_to_read_and_is_started_afresh(tmp_path):

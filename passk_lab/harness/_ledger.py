@@ -1,4 +1,4 @@
-"""The ledger: an evaluation's record on disk, one JSON line per finished run.
+r"""The ledger: an evaluation's record on disk, one JSON line per finished run.
 
 :func:`passk_lab.evaluate` with ``ledger=PATH`` writes a JSON Lines file. The
 first line is the **header**: what was evaluated and when (the model or agent
@@ -22,16 +22,34 @@ runs in flight:
     started (ISO 8601, UTC) and how long it took, verdict and retries included.
 
 :func:`read_ledger` reads it back as the runs table :func:`passk_lab.evaluate`
-returns, with the header beside it.
+returns, with the header beside it. Reading and resuming check every field of
+every line in one place (:func:`_record` and :func:`_header`), so a line that
+reads one way reads the same way everywhere, and a wrong one is refused with
+its file, line and field.
+
+An evaluation holds an exclusive lock (``fcntl.flock``) on the ledger file
+itself for as long as it runs, and only appends to it; a second evaluation on
+the same file is refused at once. The lock is on the ledger, not on a lock
+file beside it, so there is no second file to leave behind or to delete by
+mistake while an evaluation runs, and the operating system drops it when the
+process ends, however it ends (a killed evaluation leaves no stale lock).
+
+Every text a ledger or a runs table receives (error messages, task ids, the
+model, metadata) is made encodable first: a lone surrogate, as
+:func:`os.listdir` gives for a file name that is not UTF-8, is written as its
+backslash escape (``"\udcff"``), which :func:`encodable` does.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import functools
 import json
+import math
 import numbers
 import os
+from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, NamedTuple
@@ -51,7 +69,11 @@ ERROR_KINDS = ("agent", "timeout", "infrastructure")
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _EPOCH_NAIVE = _EPOCH.replace(tzinfo=None)
 _JSON_BOOL = {False: "false", True: "true"}
-_MATCHED = ("model", "seed", "k", "tasks")  # what a resumed evaluation must share
+# What a resumed evaluation must share with its ledger: the header's settings (not its date
+# or version). Refused rather than recorded per resumption: the header then describes every
+# run, and a reader never has to ask which settings a run was made under.
+_MATCHED = ("model", "seed", "k", "tasks", "timeout_ms", "run_timeout_ms", "metadata")
+_DAMAGED = "the ledger is damaged"
 
 
 class RunRecord(NamedTuple):
@@ -85,6 +107,38 @@ class Ledger(NamedTuple):
 
     runs: pd.DataFrame
     header: dict[str, Any]
+
+
+# --- text ----------------------------------------------------------------------------------
+
+
+def encodable(text: str) -> str:
+    r"""Return `text` as it can be encoded in UTF-8: lone surrogates as backslash escapes.
+
+    Examples
+    --------
+    >>> encodable("caf\u00e9"), encodable("report-\udcff.txt")
+    ('café', 'report-\\udcff.txt')
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def _encodable_json(value: Any) -> Any:
+    """Return a JSON value with every text in it (keys too) made :func:`encodable`."""
+    if isinstance(value, str):
+        return encodable(value)
+    if isinstance(value, Mapping):
+        return {
+            encodable(key) if isinstance(key, str) else key: _encodable_json(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [_encodable_json(item) for item in value]
+    return value
 
 
 # --- the runs table ------------------------------------------------------------------------
@@ -156,7 +210,7 @@ def header(
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "model": model,
+        "model": None if model is None else encodable(model),
         "date": utc_iso(started_us),
         "seed": seed,
         "passk_lab": version,
@@ -164,7 +218,7 @@ def header(
         "tasks": list(tasks),
         "timeout_ms": timeout_ms,
         "run_timeout_ms": run_timeout_ms,
-        "metadata": dict(metadata or {}),
+        "metadata": _encodable_json(dict(metadata or {})),
     }
 
 
@@ -197,9 +251,11 @@ def open_ledger(
 ) -> tuple[IO[str], list[RunRecord], dict[str, Any]]:
     """Open a ledger to append runs to; return it, the runs it holds, and its header.
 
-    A new ledger gets `new_header`. With `resume`, an existing ledger must
-    record the same model, seed, k and tasks; a half-written last line is cut
-    off (with a warning) before anything is appended.
+    The returned file holds an exclusive lock on the ledger until it is closed;
+    if another evaluation holds it, the ledger is refused at once. A new ledger
+    gets `new_header`. With `resume`, an existing ledger must record the same
+    settings (model, seed, k, tasks, time limits and metadata); a half-written
+    last line is cut off (with a warning) before anything is appended.
     """
     try:
         first_line = json.dumps(new_header, allow_nan=False) + "\n"
@@ -213,18 +269,41 @@ def open_ledger(
         raise ValueError(
             f"ledger={str(path)!r} is a directory; give a file path such as runs.jsonl"
         )
-    content = target.read_bytes() if target.exists() else b""
+    handle = target.open("a", encoding="utf-8")  # append only: nothing written is rewritten
+    try:
+        records, kept_header = _take(handle, target, first_line, resume=resume)
+    except BaseException:
+        handle.close()  # and with it the lock
+        raise
+    return handle, records, new_header if kept_header is None else kept_header
+
+
+def _take(
+    handle: IO[str], target: Path, first_line: str, *, resume: bool
+) -> tuple[list[RunRecord], dict[str, Any] | None]:
+    """Lock the ledger open in `handle`, check it, and return its runs and its header."""
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise ValueError(
+            f"the ledger {str(target)!r} is in use: another evaluation holds it and is "
+            "writing runs to it now; wait until that evaluation ends (then resume=True runs "
+            "whatever it left undone), or give this evaluation a new ledger path"
+        ) from None
+    with target.open("rb") as reader:  # read under the lock: no writer is half-way through
+        content = reader.read()
     if content and not resume:
         raise ValueError(
-            f"the ledger {str(path)!r} already exists; pass resume=True to finish the evaluation "
-            "it records, or give a new path"
+            f"the ledger {str(target)!r} already exists; pass resume=True to finish the "
+            "evaluation it records, or give a new path"
         )
     parsed = _parse(content, target) if content else None
     if parsed is None or parsed.header is None:
-        handle = target.open("w", encoding="utf-8")
+        os.ftruncate(handle.fileno(), 0)  # nothing complete: an empty or half-written header
         handle.write(first_line)
         handle.flush()
-        return handle, [], new_header
+        return [], None
+    new_header = json.loads(first_line)  # as the ledger would give it back
     differences = [
         f"{key}: the ledger has {_shown(parsed.header.get(key))}, "
         f"this evaluation has {_shown(new_header[key])}"
@@ -233,14 +312,12 @@ def open_ledger(
     ]
     if differences:
         raise ValueError(
-            f"cannot resume from {str(path)!r}: it records another evaluation ("
+            f"cannot resume from {str(target)!r}: it records another evaluation ("
             + "; ".join(differences)
-            + "). Resume with the same settings, or give a new ledger path"
+            + "). Resume with the ledger's settings, or give a new ledger path for new ones"
         )
-    handle = target.open("r+", encoding="utf-8")
-    handle.truncate(parsed.complete_bytes)  # drop a half-written last line
-    handle.seek(parsed.complete_bytes)
-    return handle, parsed.records, parsed.header
+    os.ftruncate(handle.fileno(), parsed.complete_bytes)  # drop a half-written last line
+    return parsed.records, parsed.header
 
 
 def _shown(value: object) -> str:
@@ -271,17 +348,7 @@ def _parse(content: bytes, path: Path) -> _Parsed:
     lines = content[:complete_bytes].decode("utf-8").splitlines()
     if not lines:
         return _Parsed(None, [], 0)
-    head = _json_line(lines[0], 1, path)
-    if not isinstance(head, dict) or head.get("format") != FORMAT:
-        raise ValueError(
-            f"{path} is not a passk_lab ledger: its first line is not a header with "
-            f'"format": "{FORMAT}"'
-        )
-    if head.get("format_version") != FORMAT_VERSION:
-        raise ValueError(
-            f"{path} is a ledger of format version {head.get('format_version')!r}; this "
-            f"passk_lab reads version {FORMAT_VERSION}, so upgrade passk_lab to read it"
-        )
+    head = _header(_json_line(lines[0], 1, path), path)
     tasks, k = head["tasks"], head["k"]
     known = set(tasks)
     seen: set[tuple[Any, int]] = set()
@@ -292,13 +359,12 @@ def _parse(content: bytes, path: Path) -> _Parsed:
         if record.task not in known or not 0 <= record.run < k:
             raise ValueError(
                 f"line {number} of {path} records run {record.run} of task {record.task!r}, "
-                f"which the header's {len(tasks)} tasks x k = {k} do not include; the ledger "
-                "is damaged"
+                f"which the header's {len(tasks)} tasks x k = {k} do not include; {_DAMAGED}"
             )
         if key in seen:
             raise ValueError(
                 f"line {number} of {path} records run {record.run} of task {record.task!r} "
-                "a second time; the ledger is damaged (were two evaluations writing to it?)"
+                f"a second time; {_DAMAGED} (were two evaluations writing to it?)"
             )
         seen.add(key)
         records.append(record)
@@ -309,22 +375,150 @@ def _json_line(line: str, number: int, path: Path) -> Any:
     try:
         return json.loads(line)
     except json.JSONDecodeError as exc:
+        raise ValueError(f"line {number} of {path} is not JSON ({exc}); {_DAMAGED}") from None
+
+
+def _wrong(path: Path, number: int, what: str, name: str, value: object, expected: str) -> str:
+    return (
+        f"line {number} of {path} is not {what}: its field {name!r} is {value!r} "
+        f"({type(value).__name__}), not {expected}; {_DAMAGED}"
+    )
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_id(value: object) -> bool:
+    return isinstance(value, str) or _is_int(value)
+
+
+def _is_time_limit(value: object) -> bool:
+    return value is None or (
+        isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < math.inf
+    )
+
+
+def _is_utc_time(value: object) -> bool:
+    try:
+        moment = dt.datetime.fromisoformat(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return moment.utcoffset() is not None
+
+
+# The header's fields: what each must be, as a test and in words.
+_HEADER_FIELDS: dict[str, tuple[Any, str]] = {
+    "model": (lambda value: value is None or isinstance(value, str), "text or null"),
+    "date": (_is_utc_time, "an ISO 8601 time with its UTC offset"),
+    "seed": (lambda value: value is None or _is_int(value), "an integer or null"),
+    "passk_lab": (lambda value: isinstance(value, str), "the version as text"),
+    "k": (lambda value: _is_int(value) and value >= 1, "a positive integer"),
+    "tasks": (
+        lambda value: isinstance(value, list) and all(map(_is_id, value)),
+        "a list of task ids (text or integers)",
+    ),
+    "timeout_ms": (_is_time_limit, "a positive number of milliseconds or null"),
+    "run_timeout_ms": (_is_time_limit, "a positive number of milliseconds or null"),
+    "metadata": (lambda value: isinstance(value, dict), "an object"),
+}
+_HEADER_FIX = "restore the header from a copy, or start a new ledger"
+
+
+def _header(head: Any, path: Path) -> dict[str, Any]:
+    """Check a ledger's first line field by field and return it, its texts encodable."""
+    if not isinstance(head, dict) or head.get("format") != FORMAT:
         raise ValueError(
-            f"line {number} of {path} is not JSON ({exc}); the ledger is damaged"
-        ) from None
+            f"{path} is not a passk_lab ledger: its first line is not a header with "
+            f'"format": "{FORMAT}"'
+        )
+    if head.get("format_version") != FORMAT_VERSION:
+        raise ValueError(
+            f"{path} is a ledger of format version {head.get('format_version')!r}; this "
+            f"passk_lab reads version {FORMAT_VERSION}, so upgrade passk_lab to read it"
+        )
+    for name, (valid, expected) in _HEADER_FIELDS.items():
+        if name not in head:
+            raise ValueError(
+                f"line 1 of {path} is not a complete ledger header: it has no field {name!r}; "
+                f"{_DAMAGED}: {_HEADER_FIX}"
+            )
+        if not valid(head[name]):
+            raise ValueError(
+                _wrong(path, 1, "a ledger header", name, head[name], expected) + f": {_HEADER_FIX}"
+            )
+    checked: dict[str, Any] = _encodable_json(head)
+    repeated = [task for task, count in Counter(checked["tasks"]).items() if count > 1]
+    if repeated:
+        raise ValueError(
+            f"line 1 of {path} is not a ledger header: its field 'tasks' names {repeated[0]!r} "
+            f"more than once; {_DAMAGED}: {_HEADER_FIX}"
+        )
+    return checked
+
+
+def _is_text(value: object) -> bool:
+    return value is None or isinstance(value, str)
+
+
+# A run line's fields, in the order it writes them: what each must be, as a test and in words.
+_RUN_FIELDS: tuple[tuple[str, Any, str], ...] = (
+    ("task", _is_id, "a task id (text or an integer)"),
+    ("run", lambda value: _is_int(value) and value >= 0, "an integer >= 0"),
+    ("passed", lambda value: isinstance(value, bool), "true or false"),
+    ("error_type", _is_text, "text or null"),
+    ("error_message", _is_text, "text or null"),
+    ("error_kind", lambda value: value is None or value in ERROR_KINDS, f"null or {ERROR_KINDS}"),
+    ("timed_out", lambda value: isinstance(value, bool), "true or false"),
+    ("attempts", lambda value: _is_int(value) and value >= 1, "an integer >= 1"),
+    (
+        "duration_s",
+        lambda value: (
+            isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < math.inf
+        ),
+        "a number of seconds >= 0",
+    ),
+    ("started_at", _is_utc_time, "an ISO 8601 time with its UTC offset"),
+)
+_RUN_FIX = "correct that line, or delete it and resume=True runs that run again"
 
 
 def _record(content: Any, number: int, path: Path) -> RunRecord:
-    try:
-        started = dt.datetime.fromisoformat(content["started_at"])
-        values = {name: content[name] for name in RunRecord._fields if name != "started_at_us"}
-    except (KeyError, TypeError, ValueError) as exc:
+    """Check one run line field by field and return its record, its texts encodable.
+
+    The one check of a run line: :func:`read_ledger` and a resumed evaluation
+    both read lines through it.
+    """
+    if not isinstance(content, dict):
         raise ValueError(
-            f"line {number} of {path} is not a run record ({type(exc).__name__}: {exc}); "
-            "the ledger is damaged"
-        ) from None
-    microseconds = (started - _EPOCH) // dt.timedelta(microseconds=1)
-    return RunRecord(**values, started_at_us=microseconds)
+            f"line {number} of {path} is not a run record: it is "
+            f"{type(content).__name__}, not an object; {_DAMAGED}: {_RUN_FIX}"
+        )
+    for name, valid, expected in _RUN_FIELDS:
+        if name not in content:
+            raise ValueError(
+                f"line {number} of {path} is not a run record: it has no field {name!r}; "
+                f"{_DAMAGED}: {_RUN_FIX}"
+            )
+        if not valid(content[name]):
+            raise ValueError(
+                _wrong(path, number, "a run record", name, content[name], expected)
+                + f": {_RUN_FIX}"
+            )
+    started = dt.datetime.fromisoformat(content["started_at"])
+    task, error_type, message = content["task"], content["error_type"], content["error_message"]
+    return RunRecord(
+        task=encodable(task) if isinstance(task, str) else task,
+        run=content["run"],
+        passed=content["passed"],
+        error_type=None if error_type is None else encodable(error_type),
+        error_message=None if message is None else encodable(message),
+        error_kind=content["error_kind"],
+        timed_out=content["timed_out"],
+        attempts=content["attempts"],
+        started_at_us=(started - _EPOCH) // dt.timedelta(microseconds=1),
+        duration_s=float(content["duration_s"]),
+    )
 
 
 def read_ledger(path: str | os.PathLike[str]) -> Ledger:
