@@ -21,7 +21,11 @@ On top of the source, for agents that take minutes and cost money per run:
 * runs may go ``concurrency`` at a time; the rows and the figures are the same
   as a sequential run with the same outcomes;
 * exceptions named as ``infrastructure`` are retried with backoff and, when
-  they persist, recorded as the infrastructure's failure, not the agent's.
+  they persist, recorded as the infrastructure's failure, not the agent's;
+* a verdict must be a bool (:func:`_verdict`), an async verdict is awaited, and
+  a time limit covers the run and its verdict together; a run that comes back
+  past its limit (an async run that blocked the event loop cannot be
+  cancelled) is recorded as timed out all the same, with a warning.
 """
 
 from __future__ import annotations
@@ -40,9 +44,13 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any
 
+import numpy as np
+
 from passk_lab._version import __version__
+from passk_lab._warnings import warn
 from passk_lab.harness._ledger import (
     RunRecord,
+    encodable,
     header,
     json_id,
     open_ledger,
@@ -50,7 +58,7 @@ from passk_lab.harness._ledger import (
     runs_frame,
 )
 from passk_lab.harness._settings import Plan, make_plan
-from passk_lab.harness._task import EvalResult, Guard, Task
+from passk_lab.harness._task import EvalResult, Guard, Task, the_result
 
 __all__ = ["evaluate", "evaluate_async"]
 
@@ -72,13 +80,64 @@ async def _resolve(value: Any) -> Any:
     return value
 
 
+class _Raised(Exception):
+    """Carries a ``StopIteration`` from a thread: a future refuses to hold one itself."""
+
+    def __init__(self, error: StopIteration) -> None:
+        super().__init__(error)
+        self.error = error
+
+
 def _settle(future: asyncio.Future[Any], value: Any, error: BaseException | None) -> None:
     if future.done():  # the time limit, or a cancellation, already gave up on this run
         return
     if error is None:
         future.set_result(value)
     else:
-        future.set_exception(error)
+        future.set_exception(_Raised(error) if isinstance(error, StopIteration) else error)
+
+
+def _brief_repr(value: object) -> str:
+    """Return ``repr(value)`` for a message, cut short, or a stand-in if repr raises."""
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<a {type(value).__name__}>"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+async def _verdict(verdict: Any, passes: Callable[[Any], Any]) -> bool:
+    """Return a verdict that is not a plain bool as a bool: awaited, or a numpy bool; or raise.
+
+    A result without a bool verdict is a failed run, never a pass by its truth
+    value: ``bool("False")`` and ``bool(nan)`` are true.
+    """
+    if inspect.isawaitable(verdict):  # an async verdict
+        verdict = await _resolve(verdict)
+    if isinstance(verdict, bool | np.bool_):
+        return bool(verdict)
+    if passes is the_result:
+        raise TypeError(
+            f"run returned {_brief_repr(verdict)} ({type(verdict).__name__}), not a bool; give the "
+            "task a passes= verdict that says whether such a result passes"
+        )
+    raise TypeError(
+        f"the verdict returned {_brief_repr(verdict)} ({type(verdict).__name__}), not a bool; make "
+        "passes return True or False"
+    )
+
+
+def _message(error: BaseException) -> str | None:
+    """Return ``str(error)``, encodable, or a stand-in when ``str`` itself raises."""
+    try:
+        text = str(error)
+    except Exception as failure:
+        try:
+            reason = f"{type(failure).__name__}: {failure}"
+        except Exception:
+            reason = type(failure).__name__
+        text = f"<{type(error).__name__}; str() raised {reason}>"
+    return encodable(text) or None
 
 
 _Job = tuple[Callable[[], Any], asyncio.Future[Any]]  # a run to make, and its outcome
@@ -163,6 +222,12 @@ class _Runner:
         self.is_async = (
             tuple(_is_async(task.run) for task in plan.tasks) if overlap or timed else ()
         )
+        # Under a time limit, a plain verdict goes to a thread too, so that it cannot hang.
+        self.verdict_in_thread = tuple(
+            timed and task.passes is not the_result and not _is_async(task.passes)
+            for task in plan.tasks
+        )
+        self.unstoppable = 0  # runs that came back past their time limit
         if not overlap:
             self.in_thread = (False,) * len(plan.tasks)
         elif not timed:
@@ -179,14 +244,19 @@ class _Runner:
         passes, ms, attempts = plan.tasks[i].passes, plan.per_run_ms, 1
         while True:
             try:
-                call = self._call(i, ms)
-                value = await self.threads.run(call) if self.in_thread[i] else call()
-                if type(value) not in _NEVER_AWAITABLE:
-                    value = await _resolve(value)
-                passed = bool(passes(value))
+                if ms is None:  # inline: the path of most runs
+                    call = plan.tasks[i].run
+                    value = await self.threads.run(call) if self.in_thread[i] else call()
+                    if type(value) not in _NEVER_AWAITABLE:
+                        value = await _resolve(value)
+                    passed = passes(value)
+                    if type(passed) is not bool:
+                        passed = await _verdict(passed, passes)
+                else:
+                    passed = await self._timed(i, ms)
             except Exception as exc:  # a failed run, never a failed evaluation
-                error, settings = exc, plan.settings
-                if isinstance(exc, settings.infrastructure) and attempts <= settings.retries:
+                error, settings = exc.error if isinstance(exc, _Raised) else exc, plan.settings
+                if isinstance(error, settings.infrastructure) and attempts <= settings.retries:
                     delay = settings.backoff_s * 2 ** (attempts - 1)
                     limit_s = math.inf if plan.per_run_ms is None else plan.per_run_ms / 1000
                     left_s = limit_s - (time.perf_counter() - started)
@@ -210,8 +280,8 @@ class _Runner:
             task=plan.ids[i],
             run=run,
             passed=False,
-            error_type=type(error).__name__,
-            error_message=str(error) or None,
+            error_type=encodable(type(error).__name__),
+            error_message=_message(error),
             error_kind=kind,
             timed_out=timed_out,
             attempts=attempts,
@@ -219,30 +289,60 @@ class _Runner:
             duration_s=time.perf_counter() - started,
         )
 
-    def _call(self, i: int, ms: int | None) -> Callable[[], Any]:
-        """Return what an attempt at a run of task `i` calls: its run, within `ms` ms if given."""
-        run, guard = self.plan.tasks[i].run, self.plan.guard
-        if ms is None:
-            return run
-        if guard is None:
-            return functools.partial(self._within, run, ms, self.is_async[i])
-        return functools.partial(guard, run, ms)
+    async def _timed(self, i: int, ms: int) -> bool:
+        """Make one attempt at a run of task `i` and judge it, all within `ms` milliseconds.
 
-    async def _within(self, fn: Callable[[], Any], ms: int, is_async: bool) -> Any:
-        """Run ``fn`` within ``ms`` milliseconds or raise ``TimeoutError`` (the default guard).
+        An async run (or verdict) that blocks the event loop cannot be
+        cancelled: when it comes back past its limit it is timed out all the
+        same, and counted for the warning the evaluation gives at its end.
+        """
+        started = time.perf_counter()
+        seconds = ms / 1000
+        task, guard = self.plan.tasks[i], self.plan.guard
+        raised: Exception | None = None
+        try:
+            if guard is None:
+                passed = await asyncio.wait_for(self._run_and_judge(i), seconds)
+            else:
+                call = functools.partial(guard, task.run, ms)
+                value = await self.threads.run(call) if self.in_thread[i] else call()
+                value = await _resolve(value)
+                left = seconds - (time.perf_counter() - started)
+                passed = await asyncio.wait_for(self._judge(i, value), max(0.0, left))
+        except TimeoutError:
+            raise
+        except Exception as exc:  # a timeout all the same if it came past the limit
+            raised = exc
+        elapsed = time.perf_counter() - started
+        if elapsed <= seconds:
+            if raised is not None:
+                raise raised
+            return passed
+        if guard is None and (self.is_async[i] or _is_async(task.passes)):
+            self.unstoppable += 1
+        raise TimeoutError(
+            f"the run took {elapsed * 1000:.0f} ms, past its limit of {ms} ms, and could not "
+            "be stopped in time"
+        ) from raised
+
+    async def _run_and_judge(self, i: int) -> bool:
+        """Run task `i` once and judge it, a plain run in a thread (the default time limit).
 
         An async run is cancelled when its time is up. A plain function runs in
         a daemon thread, which Python cannot stop: the run is recorded as timed
         out and the evaluation moves on while the thread finishes (or not) on
         its own.
         """
-        started = time.perf_counter()
-        seconds = ms / 1000
-        if is_async:
-            return await asyncio.wait_for(_resolve(fn()), seconds)
-        value = await asyncio.wait_for(self.threads.run(fn), seconds)
-        remaining = max(0.0, seconds - (time.perf_counter() - started))
-        return await asyncio.wait_for(_resolve(value), remaining)
+        run = self.plan.tasks[i].run
+        value = run() if self.is_async[i] else await self.threads.run(run)
+        return await self._judge(i, await _resolve(value))
+
+    async def _judge(self, i: int, value: Any) -> bool:
+        """Return the verdict on `value`, a plain verdict in a thread (under a time limit)."""
+        passes = self.plan.tasks[i].passes
+        if self.verdict_in_thread[i]:
+            return await _verdict(await self.threads.run(functools.partial(passes, value)), passes)
+        return await _verdict(passes(value), passes)
 
 
 class _Session:
@@ -344,6 +444,14 @@ async def _execute(session: _Session) -> EvalResult:
                 await asyncio.gather(*workers, return_exceptions=True)
     finally:
         threads.close()
+    if runner.unstoppable:
+        warn(
+            f"{runner.unstoppable} async run(s) came back past their time limit, so they are "
+            "recorded as timed out: each blocked the event loop (time.sleep or blocking I/O "
+            "inside async def), where no time limit can stop it; await asyncio.sleep and async "
+            "clients instead, or make the run a plain function, which runs in a thread",
+            RuntimeWarning,
+        )
     records = [done[i, run] for i in range(len(plan.tasks)) for run in range(plan.k)]
     single = 0.0
     all_k = 0
@@ -424,7 +532,10 @@ def evaluate(
     """Run every task `k` times and report pass@1, pass^k and every run.
 
     A run that raises, or exceeds its time, counts as a failed run; the
-    evaluation always completes with ``len(tasks) * k`` runs.
+    evaluation always completes with ``len(tasks) * k`` runs. A run passes
+    when its verdict (``Task.passes``, or without one the run's own result)
+    is ``True``; a verdict that is not a bool fails the run with an error
+    that says so.
 
     Parameters
     ----------
@@ -437,15 +548,19 @@ def evaluate(
         the runs as the source does: each run gets
         ``max(1, floor(timeout_ms / (len(tasks) * k)))`` ms.
     run_timeout_ms : float, optional
-        A time limit for each run, in milliseconds. With `timeout_ms` too, a
-        run gets the smaller of the two. A run out of time is a failed run
-        with ``timed_out`` set; an async run is cancelled, a plain function
-        abandoned in its thread (Python cannot stop a thread), so a hung run
-        never holds the evaluation past its limit.
+        A time limit for each run and its verdict together, in milliseconds.
+        With `timeout_ms` too, a run gets the smaller of the two. A run out of
+        time is a failed run with ``timed_out`` set; an async run (or verdict)
+        is cancelled, a plain function abandoned in its thread (Python cannot
+        stop a thread), so a hung run never holds the evaluation past its
+        limit. An async run that blocks the event loop cannot be cancelled:
+        when it comes back past its limit it is timed out all the same, with a
+        ``RuntimeWarning`` at the end of the evaluation.
     guard : callable, optional
         ``guard(fn, ms)`` replaces the default time limit: it must run ``fn``
         (the task's ``run``) and return its result, or an awaitable of it, and
-        raise when ``ms`` milliseconds pass. Needs a time limit.
+        raise when ``ms`` milliseconds pass. Needs a time limit. The verdict
+        then gets what is left of the run's time.
     concurrency : int, default 1
         How many runs may be in flight at once. Above 1, async runs overlap on
         the event loop and plain functions run in daemon threads, which the
@@ -456,13 +571,15 @@ def evaluate(
         A JSON Lines file to record the evaluation in: a header (model, date,
         seed, version, tasks, k, metadata), then one line per run, appended and
         flushed as the run finishes (see :mod:`passk_lab.harness._ledger`). An
-        existing file is refused unless `resume` is set. Task ids must be int or
-        str.
+        existing file is refused unless `resume` is set. The evaluation holds
+        an exclusive lock on the file while it runs: another evaluation of the
+        same file is refused at once. Task ids must be int or str.
     resume : bool, default False
         Continue the evaluation recorded in `ledger`: runs it records are not
         run again, the others are, and the result covers them all. The ledger
-        must record the same tasks, k, model and seed. A missing ledger is
-        started afresh, so one call both starts and resumes.
+        must record the same tasks, k, model, seed, time limits and metadata.
+        A missing ledger is started afresh, so one call both starts and
+        resumes.
     model : str, optional
         The model or agent's name, for the record.
     seed : int, optional
@@ -495,12 +612,15 @@ def evaluate(
     ------
     TypeError
         If `k` is not an integer (``2.5``, ``True``), a task is not a
-        :class:`Task`, or a task id or the metadata cannot go in a ledger.
+        :class:`Task`, a task without a verdict declares a result other than a
+        bool, or a task id or the metadata cannot go in a ledger.
     ValueError
-        If `k` < 1, `tasks` is empty, task ids repeat, a time limit is not
-        positive, `guard` comes without a time limit, the ledger exists and
-        `resume` is not set, or the ledger records another evaluation (the
-        message says what differs).
+        If `k` < 1, `tasks` is empty, ``len(tasks) * k`` is more than
+        ``10**8`` runs (every run is kept in memory), task ids repeat, a time
+        limit is not positive, `guard` comes without a time limit, the ledger
+        exists and `resume` is not set, another evaluation holds the ledger,
+        the ledger is damaged (the message names the line and the field), or
+        it records another evaluation (the message says what differs).
     KeyboardInterrupt
         On Ctrl-C: no new run starts, in-flight async runs are cancelled, every
         finished run stays in the ledger, and the exception's note says how to

@@ -10,15 +10,23 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import typing
 from collections import Counter
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from passk_lab._checks import as_int, positive_int
-from passk_lab.harness._task import Guard, Task
+import numpy as np
 
-__all__ = ["Plan", "Settings", "make_plan"]
+from passk_lab._checks import as_int, positive_int
+from passk_lab.harness._ledger import encodable
+from passk_lab.harness._task import Guard, Task, the_result
+
+__all__ = ["MAX_RUNS", "Plan", "Settings", "make_plan"]
+
+MAX_RUNS = 10**8
+"""The most runs (tasks x k) one evaluation makes: it keeps every run, at about 250 bytes
+each in memory (25 GB at this bound), and more would exhaust the memory before the end."""
 
 
 def _milliseconds(name: str, value: object) -> float | None:
@@ -140,6 +148,31 @@ class Settings:
             object.__setattr__(self, name, value)
 
 
+def _declared_result(run: Callable[..., Any]) -> object:
+    """Return the result type `run` declares (its awaited one for ``async def``), or None."""
+    try:
+        return typing.get_type_hints(run).get("return")
+    except Exception:  # no annotations that resolve here: nothing is declared
+        return None
+
+
+def _require_a_verdict(task: Task[Any], position: int) -> None:
+    """Refuse a task that declares a result other than a bool and gives no verdict."""
+    if task.passes is not the_result:
+        return
+    declared = _declared_result(task.run)
+    if (
+        isinstance(declared, type)
+        and declared not in (object, Any)
+        and not issubclass(declared, bool | np.bool_)
+    ):
+        raise TypeError(
+            f"tasks[{position}] returns {declared.__name__} (as its run declares) and has no "
+            "verdict, but only a bool says whether a run passed; give the task a "
+            "passes= verdict, such as Task(run=..., passes=lambda result: result == expected)"
+        )
+
+
 @dataclass(frozen=True)
 class Plan:
     """What one evaluation runs: the tasks, their ids, k, its settings and the time limit."""
@@ -168,15 +201,26 @@ def make_plan(tasks: Sequence[Task[Any]], k: object, **options: Any) -> Plan:
                 f"tasks[{position}] is a {type(task).__name__}, not a Task; "
                 "wrap it as Task(run=..., passes=...)"
             )
-    ids = tuple(position if task.id is None else task.id for position, task in enumerate(task_list))
+    ids = tuple(
+        position if task.id is None else encodable(task.id) if isinstance(task.id, str) else task.id
+        for position, task in enumerate(task_list)
+    )
     repeated = [task_id for task_id, count in Counter(ids).items() if count > 1]
     if repeated:
         raise ValueError(
             f"task ids must be unique, but {repeated[0]!r} names more than one task; "
             "give every Task its own id"
         )
-    settings = Settings(**options)
     runs = len(task_list) * runs_per_task
+    if runs > MAX_RUNS:
+        raise ValueError(
+            f"{len(task_list)} tasks x k = {runs_per_task} is {runs:,} runs, more than the "
+            f"{MAX_RUNS:,} one evaluation can keep (every run is held in memory, about 250 "
+            "bytes each); use a smaller k, or split the tasks over several evaluations"
+        )
+    for position, task in enumerate(task_list):
+        _require_a_verdict(task, position)
+    settings = Settings(**options)
     return Plan(
         tasks=task_list,
         ids=ids,

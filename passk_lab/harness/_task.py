@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar
 
 import pandas as pd
 
-__all__ = ["EvalResult", "Guard", "Task"]
+__all__ = ["EvalResult", "Guard", "Task", "the_result"]
 
 T = TypeVar("T")
 
@@ -17,8 +17,9 @@ Guard = Callable[[Callable[[], Any], int], Any]
 awaitable of it), raising (for example ``TimeoutError``) when ``ms`` pass first."""
 
 
-def _truthy(result: object) -> bool:
-    return bool(result)
+def the_result(result: Any) -> Any:
+    """Return `result` as its own verdict (the default ``passes``), so it must be a bool."""
+    return result
 
 
 @dataclass(frozen=True)
@@ -32,8 +33,14 @@ class Task(Generic[T]):
         result; an ``async def`` function (or any callable returning an
         awaitable) is awaited.
     passes : callable, optional
-        ``passes(result) -> bool``, the verdict on one run's result. The default
-        takes the result's truth value, for runs that return a bool.
+        ``passes(result) -> bool``, the verdict on one run's result: ``True``
+        or ``False`` (a numpy bool too), or an awaitable of one (``async def``
+        verdicts are awaited). Without it the result is its own verdict, so
+        the run must return a bool: a task whose run declares another result
+        type is refused before any run, and a run that returns anything else
+        (``"False"``, ``nan``, ``1``) is a failed run whose error says so.
+        Anything else a verdict returns fails the run the same way. A time
+        limit covers the run and its verdict together.
     id : hashable, optional
         A stable name for the task, recorded in the ``task`` column of the
         runs. The default is the task's position in the list given to
@@ -48,7 +55,7 @@ class Task(Generic[T]):
     """
 
     run: Callable[[], T | Awaitable[T]]
-    passes: Callable[[T], bool] = _truthy
+    passes: Callable[[T], bool | Awaitable[bool]] = the_result
     id: Hashable | None = None
 
 
