@@ -43,7 +43,6 @@ backslash escape (``"\udcff"``), which :func:`encodable` does.
 from __future__ import annotations
 
 import datetime as dt
-import fcntl
 import functools
 import json
 import math
@@ -282,6 +281,8 @@ def _take(
     handle: IO[str], target: Path, first_line: str, *, resume: bool
 ) -> tuple[list[RunRecord], dict[str, Any] | None]:
     """Lock the ledger open in `handle`, check it, and return its runs and its header."""
+    import fcntl  # POSIX only: here, so that reading a ledger needs no lock anywhere
+
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
