@@ -7,7 +7,8 @@ the cost does not depend on T.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from typing import Literal, TypeAlias
 
 import numpy as np
@@ -19,13 +20,75 @@ from passk_lab._typing import Floats, Ints
 
 __all__ = [
     "BOOTSTRAP_METHODS",
+    "MEMORY_BUDGET",
     "BootstrapMethod",
+    "check_size",
     "task_bootstrap",
     "two_level_bootstrap",
     "weighted_means",
 ]
 
 BootstrapMethod: TypeAlias = Literal["percentile", "bca"]
+
+MEMORY_BUDGET = 2 * 1024**3
+"""The most bytes (2 GiB) that one of passk_lab's arrays may take; a larger one is refused.
+
+A computation whose size the caller sets -- resamples x ks, cells x ks, tasks
+x runs -- checks its estimate against this budget before it allocates, so a
+mistyped size is a ValueError that says the size, not a MemoryError or a
+machine that swaps.
+"""
+_REPLICATE_BYTES = 16
+"""Bytes per resample and column of a bootstrap: the float64 replicate and its sorted copy."""
+
+
+def check_size(
+    what: str,
+    shape: Sequence[int],
+    bytes_each: int,
+    fix: str,
+    *,
+    names: Sequence[str] | None = None,
+) -> None:
+    """Refuse, before allocating, an array of `shape` that would take more than the budget.
+
+    Parameters
+    ----------
+    what : str
+        What would hold the array, to start the message.
+    shape : sequence of int
+        Its dimensions (Python integers: no overflow however large).
+    bytes_each : int
+        The bytes it takes per cell, everything held at once counted.
+    fix : str
+        What the caller can do instead, to end the message.
+    names : sequence of str, optional
+        The dimensions' names, one each.
+
+    Raises
+    ------
+    ValueError
+        If ``prod(shape) * bytes_each`` exceeds :data:`MEMORY_BUDGET`.
+
+    Examples
+    --------
+    >>> check_size("the draws", [10**8, 15], 16, "draw fewer")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: the draws would hold 100,000,000 x 15 = 1,500,000,000 cells at 16 bytes each ...
+    >>> check_size("the draws", [10**6, 15], 16, "draw fewer")  # 0.2 GiB: allowed
+    """
+    needed = math.prod(int(size) for size in shape) * bytes_each
+    if needed <= MEMORY_BUDGET:
+        return
+    sizes = [f"{int(size):,}" for size in shape]
+    if names is not None:
+        sizes = [f"{size} {name}" for size, name in zip(sizes, names, strict=True)]
+    cells = f" = {needed // bytes_each:,} cells" if len(sizes) > 1 else ""
+    raise ValueError(
+        f"{what} would hold {' x '.join(sizes)}{cells} at {bytes_each} bytes each "
+        f"({needed / 1024**3:.3g} GiB), more than the {MEMORY_BUDGET / 1024**3:g} GiB "
+        f"passk_lab allows one array; {fix}"
+    )
 
 
 def weighted_means(weights: Ints, values: Floats) -> Floats:
@@ -143,6 +206,17 @@ def _blocks(n_resamples: int, cells: int) -> list[int]:
     return [min(size, n_resamples - start) for start in range(0, n_resamples, size)]
 
 
+def _check_replicates(n_resamples: int, columns: int) -> None:
+    """Refuse a bootstrap whose replicates, resamples x columns, would not fit the budget."""
+    check_size(
+        "the bootstrap's replicates",
+        (n_resamples, columns),
+        _REPLICATE_BYTES,
+        "ask for fewer resamples (n_resamples; --resamples on the command line) or fewer ks",
+        names=("resamples", "statistics"),
+    )
+
+
 def _resample_cells(tasks: Ints, n_resamples: int, rng: np.random.Generator) -> Ints:
     total = int(tasks.sum())
     weights: Ints = rng.multinomial(total, tasks / total, size=n_resamples)
@@ -201,6 +275,7 @@ def task_bootstrap(
     level = confidence(confidence_level)
     if method not in BOOTSTRAP_METHODS:
         raise ValueError(f"method must be one of {', '.join(BOOTSTRAP_METHODS)}; got {method!r}")
+    _check_replicates(n_resamples, values.shape[1])
     replicates = np.concatenate(
         [
             weighted_means(_resample_cells(tasks, size, rng), values)
@@ -268,6 +343,7 @@ def two_level_bootstrap(
     redrawn_n = np.repeat(n, n + 1)
     redrawn_c = np.concatenate([np.arange(size + 1) for size in n])
     values = values_of(redrawn_n, redrawn_c)
+    _check_replicates(n_resamples, values.shape[1])
     observed = values_of(n, c)
     # each cell's value once its runs are redrawn, on average: (c/n)^k for pass^k
     starts = np.concatenate([[0], np.cumsum(n + 1)])

@@ -8,12 +8,13 @@ whose intervals come from :mod:`passk_lab._interval_policy`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sized
 
 import numpy as np
 import pandas as pd
 
 from passk_lab._betabinom import fit_cells
+from passk_lab._bootstrap import check_size
 from passk_lab._checks import k_values
 from passk_lab._data.cells import Cells, products
 from passk_lab._data.rules import By, ErrorPolicy, display
@@ -26,6 +27,12 @@ __all__ = ["by_group", "cells_of", "curve_table", "curve_values", "group_ks", "m
 
 _DROPPED_SHARE = 0.1
 """A curve warns when a k counts fewer than this share less of the tasks than its first k."""
+_CELL_BYTES = 32
+"""Bytes a curve holds per (cell, k): four float64 arrays of cells x ks at once (the products
+of pass^k and of pass@k, and their copies with the uncounted cells masked)."""
+_ROW_BYTES = 256
+"""Bytes a curve holds per (group, k): the table's row (16 columns) and the Python integer
+that lists the k."""
 
 
 def means(cells: Cells, values: Floats) -> tuple[Floats, Floats]:
@@ -47,10 +54,22 @@ def warn_empty(cells: Cells, counted: Floats, ks: Ints, asked: Bools | None = No
     groups = len(np.unique(empty[:, 0]))
     others = f" (and in {groups - 1} other group(s))" if groups > 1 else ""
     warn(
-        f"no estimate for k = {', '.join(map(str, missing))}{where}{others}: no task has that "
+        f"no estimate for k = {_listed(missing)}{where}{others}: no task has that "
         f"many runs (the most is {int(cells.max_n()[group])}), so pass^k and pass@k are NaN",
         RuntimeWarning,
     )
+
+
+_LISTED = 10
+"""The most ks a warning spells out; a longer list shows its first ones and its last."""
+
+
+def _listed(ks: Ints) -> str:
+    """Return ks as ``1, 2, 3``; past _LISTED of them, the first ones, ``...`` and the last."""
+    if len(ks) <= _LISTED:
+        return ", ".join(map(str, ks))
+    first = ", ".join(map(str, ks[: _LISTED - 1]))
+    return f"{first}, ..., {ks[-1]} ({len(ks):,} ks)"
 
 
 def curve_values(
@@ -98,8 +117,29 @@ def cells_of(runs: object, by: By, errors: ErrorPolicy) -> Cells:
 
 
 def group_ks(cells: Cells, ks: Iterable[object] | None) -> list[Ints]:
-    """Return the k values of every group: `ks`, or 1 to the group's largest n."""
-    return [k_values(ks, int(largest)) for largest in cells.max_n()]
+    """Return the k values of every group: `ks`, or 1 to the group's largest n.
+
+    A `ks` whose length says the curve would not fit :data:`MEMORY_BUDGET` is
+    refused before it is read, and so is a k no integer array holds.
+    """
+    most = int(cells.max_n().max()) if len(cells.n) else 0
+    if isinstance(ks, Sized):
+        count = -(-(ks.stop - ks.start) // ks.step) if isinstance(ks, range) else len(ks)
+        check_size(
+            "the curve",
+            (max(count, 0),),
+            _CELL_BYTES * len(cells.n) + _ROW_BYTES * len(cells.starts),
+            f"ask for fewer ks: no task has more than {most:,} runs, so a k above that has no "
+            f"estimate",
+            names=("ks",),
+        )
+    try:
+        return [k_values(ks, int(largest)) for largest in cells.max_n()]
+    except OverflowError:
+        raise ValueError(
+            f"ks holds a k too large for a 64-bit integer; no task has more than {most:,} runs, "
+            f"so ask for k up to about that"
+        ) from None
 
 
 def _where(cells: Cells, group: int) -> str:
