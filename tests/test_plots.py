@@ -323,3 +323,59 @@ def test_the_sweeps_old_truth_column_name_still_draws_with_a_warning(sweep):
     assert old.get_ylabel() == new.get_ylabel() == "$p^k$"
     for before, after in zip(old.get_lines(), new.get_lines(), strict=True):
         np.testing.assert_array_equal(before.get_ydata(), after.get_ydata())
+
+
+# --- what the user's data can hold --------------------------------------------------------
+
+
+def test_ids_and_group_names_with_dollars_are_drawn_as_they_are():
+    ids = ["$x^$", "cost $5 or $6", "a\\$b"]  # a formula that does not parse, a pair, an escape
+    runs = pd.DataFrame({"task": np.repeat(ids, 2), "run": [0, 1] * 3, "passed": [True, False] * 3})
+    fig, (left, middle, right) = plt.subplots(1, 3)
+    plots.outcome_heatmap(runs, ax=left)
+    models = [
+        pk.simulate_coin(tasks=5, k=2, seed=seed).assign(model=name)
+        for seed, name in enumerate(ids)
+    ]
+    curve = pk.reliability_curve(pd.concat(models), by="model", rng=0)
+    plots.decay_curve(curve, ax=middle)
+    comparison = pk.compare(runs, runs.assign(passed=True), rng=0)
+    plots.comparison(comparison, names=["$a$b", "b$"], ax=right)
+    fig.canvas.draw()  # mathtext would parse here, and fail on "$x^$"
+
+    def shown(texts):  # what matplotlib draws: a text with no unescaped $ is plain
+        return [text.get_text().replace("\\$", "$") for text in texts]
+
+    assert sorted(shown(left.get_yticklabels())) == sorted(ids)
+    assert {f"model={task}" for task in ids} <= set(shown(middle.get_legend().get_texts()))
+    assert shown(right.get_legend().get_texts())[:2] == ["$a$b", "b$"]
+
+
+def test_many_runs_get_a_few_labelled_ticks_not_one_each():
+    runs_per_task = 500
+    runs = pd.DataFrame(
+        {
+            "task": np.repeat([0, 1], runs_per_task),
+            "run": np.tile(np.arange(runs_per_task), 2),
+            "passed": np.arange(2 * runs_per_task) % 3 == 0,
+        }
+    )
+    ax = plots.outcome_heatmap(runs)
+    ticks = ax.get_xticks()
+    assert 2 <= len(ticks) <= plots._style.MOST_TICKS + 1
+    assert set(ticks) <= set(range(runs_per_task))
+    labels = [label.get_text() for label in ax.get_xticklabels()]
+    assert labels == [str(int(tick)) for tick in ticks]  # the run ids at those places
+    fig, hist = plt.subplots()
+    plots.success_histogram(pk.success_counts(runs), ax=hist)
+    fig.canvas.draw()
+    assert len(hist.get_xticks()) <= plots._style.MOST_TICKS + 1
+
+
+def test_a_heatmap_too_large_for_the_memory_budget_is_refused_with_its_size(monkeypatch):
+    runs = pk.simulate_coin(seed=42)  # 40 tasks x 5 runs
+    monkeypatch.setattr(pk._bootstrap, "MEMORY_BUDGET", 40 * 5 * 16 - 1)
+    with pytest.raises(ValueError, match=r"the outcome heatmap would hold 40 tasks x 5 runs = 200"):
+        plots.outcome_heatmap(runs)
+    monkeypatch.setattr(pk._bootstrap, "MEMORY_BUDGET", 40 * 5 * 16)
+    plots.outcome_heatmap(runs)

@@ -12,7 +12,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from passk_lab._labels import interval_label
-from passk_lab.plots._style import POW_K, axes_of, integer_ticks, require_table
+from passk_lab.plots._style import POW_K, axes_of, integer_ticks, literal, require_table
 
 __all__ = ["comparison", "decay_curve"]
 
@@ -25,7 +25,7 @@ def _groups(curve: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     if not by:
         return [("", curve)]
     return [
-        (", ".join(f"{name}={value}" for name, value in zip(by, key, strict=True)), part)
+        (literal(", ".join(f"{name}={value}" for name, value in zip(by, key, strict=True))), part)
         for key, part in curve.groupby(by, sort=False, dropna=False)
     ]
 
@@ -201,7 +201,7 @@ def comparison(
         )
     ax = axes_of(ax)
     label = {"pass_pow_k": POW_K, "pass_at_k": "pass@k"}.get(metric, metric)
-    first, second = str(names[0]), str(names[1])
+    first, second = literal(names[0]), literal(names[1])
     k = rows["k"].to_numpy()
     ax.plot(k, rows["value_a"].to_numpy(), "o-", label=first)
     ax.plot(k, rows["value_b"].to_numpy(), "s-", label=second)

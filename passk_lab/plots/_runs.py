@@ -7,9 +7,11 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.colors import BoundaryNorm, ListedColormap
 from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
 
+from passk_lab._bootstrap import check_size
 from passk_lab.outcomes import RUN_STATES, outcome_matrix
-from passk_lab.plots._style import axes_of, require_table
+from passk_lab.plots._style import MOST_TICKS, axes_of, integer_ticks, literal, require_table
 
 __all__ = ["outcome_heatmap", "success_histogram"]
 
@@ -21,6 +23,8 @@ _STATES = {  # code: (label, colour); the heatmap's categories in legend order
     0: ("no run", "#FFFFFF"),
 }
 _CODES = {name: code for code, (name, _) in _STATES.items()}
+_CELL_BYTES = 16
+"""Bytes a heatmap holds per (task, run) cell: its int64 code and matplotlib's float64 copy."""
 
 
 def _state_codes(states: pd.DataFrame) -> np.ndarray:
@@ -88,6 +92,13 @@ def outcome_heatmap(
     if not isinstance(runs, pd.DataFrame):
         raise TypeError(f"runs must be a DataFrame, got {type(runs).__name__}")
     matrix = runs if _is_states(runs) else outcome_matrix(runs, threshold=threshold, states=True)
+    check_size(
+        "the outcome heatmap",
+        matrix.shape,
+        _CELL_BYTES,
+        "draw a sample of the tasks or of the runs (a runs table filtered first)",
+        names=("tasks", "runs"),
+    )
     codes = _state_codes(matrix)
     order = np.argsort(-(codes == 4).sum(axis=1), kind="stable")
     codes = codes[order]
@@ -101,9 +112,12 @@ def outcome_heatmap(
         interpolation="nearest",
     )
     ax.grid(False)
-    ax.set_xticks(range(len(matrix.columns)), [str(run) for run in matrix.columns])
+    runs_drawn = len(matrix.columns)
+    ticks = np.asarray(MaxNLocator(nbins=MOST_TICKS, integer=True).tick_values(0, runs_drawn - 1))
+    shown = ticks[(ticks >= 0) & (ticks <= runs_drawn - 1)].astype(np.int64)
+    ax.set_xticks(shown, [literal(run) for run in matrix.columns[shown]])
     if task_labels if task_labels is not None else len(matrix) <= 60:
-        ax.set_yticks(range(len(matrix)), [str(task) for task in matrix.index[order]])
+        ax.set_yticks(range(len(matrix)), [literal(task) for task in matrix.index[order]])
         ax.tick_params(axis="y", labelsize=6 if len(matrix) > 25 else 8)
     else:
         ax.set_yticks([])
@@ -171,7 +185,10 @@ def success_histogram(counts: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     )
     ax.plot(successes, frame["binomial"].to_numpy(), "o--", label=binomial)
     ax.plot(successes, frame["betabinom"].to_numpy(), "s:", lw=2.2, label=betabinom)
-    ax.set_xticks(successes)
+    if len(successes) <= MOST_TICKS:
+        ax.set_xticks(successes)
+    else:
+        integer_ticks(ax)
     ax.set_xlabel(f"runs passed (of {int(successes.max())})")
     ax.set_ylabel("tasks")
     tallest = float(frame[["n_tasks", "binomial", "betabinom"]].max().max())

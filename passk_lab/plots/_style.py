@@ -12,9 +12,25 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
 
-__all__ = ["POW_K", "axes_of", "integer_ticks", "require_table", "style"]
+__all__ = [
+    "LABEL_LIMIT",
+    "MOST_TICKS",
+    "POW_K",
+    "axes_of",
+    "integer_ticks",
+    "literal",
+    "require_table",
+    "style",
+]
 
 POW_K = "pass$^k$"
+
+MOST_TICKS = 25
+"""The most labelled ticks an axis of runs or counts gets; more would neither read nor fit.
+
+One tick label per run is a text artist per run: a heatmap of 20,000 runs drew
+20,000 of them, and laying them out took minutes and gigabytes.
+"""
 
 
 @contextlib.contextmanager
@@ -101,5 +117,31 @@ def require_table(frame: object, columns: Sequence[str], made_by: str) -> pd.Dat
 
 
 def integer_ticks(ax: Axes) -> None:
-    """Put the x ticks of `ax` on whole numbers only (k is a count of runs)."""
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    """Put the x ticks of `ax` on whole numbers only (k is a count of runs), at most MOST_TICKS."""
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=MOST_TICKS, integer=True))
+
+
+LABEL_LIMIT = 60
+"""The most characters of a task id or a group's name in a plot; a longer one is cut short
+(with an ellipsis), or it would squeeze the axes to nothing."""
+
+
+def literal(text: object) -> str:
+    r"""Return `text` as matplotlib draws it literally: a ``$`` escaped, so no mathtext.
+
+    Task ids, group and agent names are data: ``"cost $5 or $6"`` must not
+    start a formula (a pair of ``$`` sets the text between them as one, and
+    one that does not parse is an error). Past :data:`LABEL_LIMIT` characters
+    the text is cut short.
+
+    Examples
+    --------
+    >>> literal("cost $5 or $6")
+    'cost \\$5 or \\$6'
+    >>> len(literal("x" * 300))
+    60
+    """
+    text = str(text)
+    if len(text) > LABEL_LIMIT:
+        text = text[: LABEL_LIMIT - 1] + "\N{HORIZONTAL ELLIPSIS}"
+    return text.replace("$", r"\$")

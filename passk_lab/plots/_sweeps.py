@@ -12,7 +12,7 @@ from matplotlib.cm import ScalarMappable
 from matplotlib.colors import ListedColormap, Normalize
 
 from passk_lab._warnings import warn
-from passk_lab.plots._style import POW_K, axes_of, integer_ticks, require_table
+from passk_lab.plots._style import POW_K, axes_of, integer_ticks, literal, require_table
 
 __all__ = ["measured_vs_analytic", "sweep_heatmap", "sweep_lines"]
 
@@ -83,7 +83,7 @@ def sweep_heatmap(
     ax = axes_of(ax)
     ks, ps = grid.columns.to_numpy(), grid.index.to_numpy()
     mesh = ax.pcolormesh(ks, ps, grid.to_numpy(), vmin=0, vmax=1, shading="nearest")
-    ax.figure.colorbar(mesh, ax=ax, label=_SWEEP_LABELS.get(value, value))
+    ax.figure.colorbar(mesh, ax=ax, label=_SWEEP_LABELS.get(value, literal(value)))
     if len(ks) > 1 and len(ps) > 1 and levels:
         lines = ax.contour(ks, ps, grid.to_numpy(), levels=sorted(levels), colors="white")
         ax.clabel(lines, fmt="%.2g", fontsize=8)
@@ -153,7 +153,7 @@ def sweep_lines(
     integer_ticks(ax)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("k (runs per task)")
-    ax.set_ylabel(_SWEEP_LABELS.get(value, value))
+    ax.set_ylabel(_SWEEP_LABELS.get(value, literal(value)))
     return ax
 
 
