@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import re
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from conftest import TAU_BENCH
 import passk_lab as pk
 from passk_lab.cli import main
 from passk_lab.report import export, labelled, metadata, to_html, to_latex, to_markdown
+from passk_lab.report._tables import guard_formulas
 
 TODAY = datetime.now(UTC).date().isoformat()
 
@@ -211,6 +213,7 @@ def test_report_writes_the_tables_and_the_plots(tau_report, tau_bench_runs, tau_
         *(f"{name}.{suffix}" for name in tables for suffix in ("csv", "md")),
         *(f"{name}.{suffix}" for name in plots for suffix in ("png", "svg")),
         "report.html",
+        ".passk-report.json",
     }
     curve = pd.read_csv(tau_report / "curve.csv", comment="#")
     assert curve["k"].tolist() == [1, 2, 3, 4]
@@ -265,7 +268,12 @@ def test_report_with_groups_draws_each_groups_runs(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert printed.startswith(f"Wrote 17 files to {out}:")
     names = {path.name for path in out.iterdir()}
-    assert {"outcome_heatmap-model-gpt-4o.png", "outcome_heatmap-model-coin_0.85.svg"} <= names
+    assert "outcome_heatmap-model-gpt-4o.png" in names  # kept as it is: a file name can hold it
+    # "/" cannot be in a file name: the name changed, so a hash of the group follows
+    coin = sorted(name for name in names if name.startswith("outcome_heatmap-model-coin"))
+    stem = coin[0].removesuffix(".png")
+    assert coin == [f"{stem}.png", f"{stem}.svg"]
+    assert re.fullmatch(r"outcome_heatmap-model-coin_0\.85-[0-9a-f]{10}", stem)
     assert "errors.csv" not in names  # these runs record no errors
     curve = pd.read_csv(out / "curve.csv", comment="#")
     assert curve.groupby("model", sort=False)["k"].max().to_dict() == {"gpt-4o": 4, "coin/0.85": 5}
@@ -388,3 +396,102 @@ def test_the_report_module_loads_lazily_and_without_matplotlib():
         "assert 'matplotlib' not in sys.modules, 'matplotlib imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --- what the user's data can hold --------------------------------------------------------
+
+
+def test_markdown_shows_html_and_breaks_literally_and_keeps_the_table_whole():
+    table = pd.DataFrame({"a|b": ["<b>x</b> & y", "two\nlines\r\nand\rmore", "back\\|slash"]})
+    lines = to_markdown(table).splitlines()
+    assert len(lines) == 2 + 3  # no cell broke a row
+    cells = [line.strip("| ").rstrip() for line in lines]
+    assert cells[0] == "a\\|b"
+    assert cells[2:] == [
+        "&lt;b&gt;x&lt;/b&gt; &amp; y",
+        "two lines and more",
+        "back\\\\\\|slash",  # the backslash doubled: it escapes nothing, and \| stays one pipe
+    ]
+    assert [line.count("|") - line.count("\\|") for line in lines] == [2] * 5
+
+
+FORMULAS = ['=HYPERLINK("http://x")', "+1+1", "-2+3", "@SUM(A1)", "\tx"]
+
+
+def test_csv_quotes_text_a_spreadsheet_would_run_and_leaves_numbers_alone(tmp_path):
+    table = pd.DataFrame(
+        {"model": [*FORMULAS, "gpt-4o"], "difference": [-0.5, -1.0, 0.0, 0.5, 1.0, -3.0]}
+    )
+    table["=sum"] = -1  # a header is text too
+    back = pd.read_csv(export(table, tmp_path / "table.csv"), comment="#")
+    assert back["model"].tolist() == [*(f"'{text}" for text in FORMULAS), "gpt-4o"]
+    assert back["difference"].tolist() == table["difference"].tolist()  # -0.5 stays a number
+    assert back.columns.tolist() == ["model", "difference", "'=sum"]
+    assert back["'=sum"].tolist() == [-1] * 6
+    # a carriage return too (not read back here: pandas writes a bare one unquoted)
+    assert guard_formulas(pd.DataFrame({"x": ["\rx"]}))["x"].tolist() == ["'\rx"]
+    raw = pd.read_csv(export(table, tmp_path / "raw.csv", formula_guard=False), comment="#")
+    assert back.columns.tolist()[:2] == raw.columns.tolist()[:2]
+    assert raw["model"].tolist() == table["model"].tolist()
+
+
+def test_the_report_and_analyze_guard_their_csv_unless_told_not_to(tmp_path, capsys):
+    path = tmp_path / "runs.csv"
+    runs = pk.simulate_coin(tasks=10, k=2, seed=1)[["task", "run", "passed"]]
+    runs.assign(model="=1+1").to_csv(path, index=False)
+    args = ["analyze", str(path), "--by", "model", "--to", "csv"]
+    assert main(args) == 0
+    assert capsys.readouterr().out.splitlines()[1].startswith("'=1+1,1,")
+    assert main([*args, "--no-formula-guard"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].startswith("=1+1,1,")
+    written = pk.report.write_report(runs.assign(model="=1+1"), tmp_path / "out", by="model")
+    assert pd.read_csv(written[0], comment="#")["model"].unique().tolist() == ["'=1+1"]
+
+
+def test_report_refuses_a_folder_it_did_not_write_unless_forced(tmp_path, capsys):
+    runs = pk.simulate_coin(tasks=10, k=2, seed=1)
+    path = tmp_path / "runs.csv"
+    runs.to_csv(path, index=False)
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "curve.csv").write_text("my own numbers\n")
+    with pytest.raises(SystemExit) as exited:
+        main(["report", str(path), "--out", str(out)])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert f"out={str(out)!r} holds files no passk_lab report wrote (curve.csv)" in err
+    assert "--force" in err
+    assert (out / "curve.csv").read_text() == "my own numbers\n"
+    with pytest.raises(ValueError, match="holds files no passk_lab report wrote"):
+        pk.report.write_report(runs, out)
+    assert main(["report", str(path), "--out", str(out), "--force"]) == 0
+    assert (out / "curve.csv").read_text().startswith("# tasks: 10")
+
+
+def test_report_replaces_its_own_files_and_removes_its_stale_ones(tmp_path):
+    out = tmp_path / "out"
+    first = pk.report.write_report(pk.io.read_tau_bench(TAU_BENCH / "gpt-4o-airline.json"), out)
+    assert "errors.csv" in {path.name for path in first}
+    (out / "notes.txt").write_text("mine\n")  # a file of the user's, beside the report
+    runs = pk.simulate_coin(tasks=10, k=2, seed=1)[["task", "run", "passed"]]  # records no errors
+    second = pk.report.write_report(runs, out)  # the folder is the first report's: no force
+    names = {path.name for path in second}
+    assert "errors.csv" not in names
+    assert {path.name for path in out.iterdir()} == names | {".passk-report.json", "notes.txt"}
+    manifest = json.loads((out / ".passk-report.json").read_text())
+    assert manifest["files"] == sorted(names)
+
+
+def test_report_gives_every_group_its_own_short_file_names(tmp_path):
+    groups = ["gpt 4", "gpt/4", "g" * 300, "g" * 299 + "h", "plain-name"]
+    runs = pd.concat(
+        [
+            pk.simulate_coin(tasks=4, k=2, seed=seed).assign(model=name)
+            for seed, name in enumerate(groups)
+        ]
+    )
+    written = pk.report.write_report(runs, tmp_path, by="model", n_resamples=100)
+    heatmaps = [path.name for path in written if path.name.startswith("outcome_heatmap")]
+    assert len(set(heatmaps)) == 2 * len(groups)  # a PNG and an SVG for every group
+    assert "outcome_heatmap-model-plain-name.png" in heatmaps
+    assert max(len(path.name) for path in written) <= 80

@@ -10,7 +10,9 @@ for a pandas runs table and left out, with a sentence saying so, otherwise.
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
+import json
 import re
 from collections.abc import Callable, Hashable, Iterable
 from functools import partial
@@ -25,6 +27,7 @@ from passk_lab._data.grid import grid_frame, run_grid
 from passk_lab._data.rules import By, ErrorPolicy, by_columns
 from passk_lab._data.tally import Tally, as_tally
 from passk_lab._interval_policy import IntervalMethod
+from passk_lab._version import __version__
 from passk_lab.estimators import error_sensitivity, reliability_curve
 from passk_lab.heterogeneity import fit_betabinom, success_counts
 from passk_lab.report._tables import export, html_text, labelled, metadata, metadata_line, to_html
@@ -35,9 +38,75 @@ if TYPE_CHECKING:
 __all__ = ["write_report"]
 
 
-def _slug(key: Iterable[Hashable], by: list[str]) -> str:
-    text = "-".join(f"{name}-{value}" for name, value in zip(by, key, strict=True))
-    return re.sub(r"[^A-Za-z0-9.=-]+", "_", text)
+MANIFEST = ".passk-report.json"
+"""The file, in a report's folder, that lists what the report wrote: it makes the folder ours."""
+_SLUG_LIMIT = 56
+"""The most characters of a group's part of a file name: success_histogram-<slug>.png, the
+longest name, stays within 80 characters on every file system."""
+_HASH_LENGTH = 10
+"""Hex digits of the hash that sets apart groups whose names a file name cannot keep."""
+
+
+def _slugs(keys: list[tuple[Hashable, ...]], by: list[str]) -> list[str]:
+    """Return one file-name part per group: unique, at most _SLUG_LIMIT characters.
+
+    A group's ``name-value`` text keeps letters, digits, ``.``, ``=`` and
+    ``-``, the rest turned into ``_``. Where that changed the text, cut it
+    short or gave two groups one name, a hash of the group's values follows,
+    so that ``gpt 4`` and ``gpt/4`` write two files.
+    """
+    texts = [
+        "-".join(f"{name}-{value}" for name, value in zip(by, key, strict=True)) for key in keys
+    ]
+    plain = [re.sub(r"[^A-Za-z0-9.=-]+", "_", text) for text in texts]
+    taken = {slug: plain.count(slug) for slug in plain}
+    slugs = []
+    for key, text, slug in zip(keys, texts, plain, strict=True):
+        if slug == text and len(slug) <= _SLUG_LIMIT and taken[slug] == 1:
+            slugs.append(slug)
+            continue
+        digest = hashlib.sha1(repr(key).encode("utf-8")).hexdigest()[:_HASH_LENGTH]
+        slugs.append(f"{slug[: _SLUG_LIMIT - _HASH_LENGTH - 1]}-{digest}")
+    return slugs
+
+
+def _ours(folder: Path) -> set[str]:
+    """Return the files an earlier report in `folder` listed in its manifest (none if no list)."""
+    try:
+        listed = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
+    return {name for name in listed if isinstance(name, str) and Path(name).name == name}
+
+
+def _claim(folder: Path, names: list[str], force: bool) -> set[str]:
+    """Make sure `folder` may take the report's `names`; return what an earlier report wrote.
+
+    A missing or empty folder, or one with a manifest of an earlier report
+    whose files are the only ones that `names` would replace, is the
+    report's; any other is refused unless `force`.
+    """
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(
+            f"out={str(folder)!r} is a file, not a folder; give a folder to write into"
+        )
+    folder.mkdir(parents=True, exist_ok=True)
+    present = {path.name for path in folder.iterdir()}
+    ours = _ours(folder)
+    theirs = sorted((set(names) if MANIFEST in present else present) - ours - {MANIFEST})
+    theirs = [name for name in theirs if name in present]
+    if theirs and not force:
+        shown = ", ".join(theirs[:5]) + (f" and {len(theirs) - 5} more" if len(theirs) > 5 else "")
+        raise ValueError(
+            f"out={str(folder)!r} holds files no passk_lab report wrote ({shown}); give an "
+            f"empty or new folder, or force=True (--force) to write over them"
+        )
+    return ours & present
+
+
+def _write_manifest(folder: Path, names: list[str]) -> None:
+    manifest = {"passk_lab": __version__, "files": sorted(names)}
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
 
 
 def _with_group(frame: pd.DataFrame, by: list[str], key: Iterable[Hashable]) -> pd.DataFrame:
@@ -111,6 +180,8 @@ def write_report(
     n_resamples: int = 10_000,
     rng: int | np.random.Generator | None = 0,
     title: str = "Reliability report",
+    force: bool = False,
+    formula_guard: bool = True,
 ) -> list[Path]:
     """Write the tables, the plots and one self-contained ``report.html`` for a set of runs.
 
@@ -122,7 +193,9 @@ def write_report(
         (with ``n_errors`` for the error table), an outcome matrix, or a Dask
         DataFrame of runs. It is checked once, when it is reduced to its tally.
     out : str or Path
-        The folder to write into; made if missing.
+        The folder to write into; made if missing. A folder that holds files
+        is refused unless an earlier report wrote them (its manifest,
+        ``.passk-report.json``, lists them) or `force` is true.
     by : str or list of str, optional
         Grouping columns: one curve per group, and per-group heatmaps and
         histograms.
@@ -131,6 +204,12 @@ def write_report(
         the runs under `errors`, as the estimators read it.
     title : str
         The report's heading.
+    force : bool
+        Write into a folder that holds other files, replacing those with the
+        report's names; files the report does not write are left alone.
+    formula_guard : bool
+        Quote the CSV text cells a spreadsheet would run as formulas, as
+        :func:`export` does (True by default).
 
     Returns
     -------
@@ -141,7 +220,24 @@ def write_report(
         ``outcome_heatmap`` (for a pandas runs table) and
         ``success_histogram`` plots (one per group, the group in the name) as
         PNG and SVG; and ``report.html``, which inlines every plot and table
-        and needs no network.
+        and needs no network. Besides them, the folder's manifest
+        ``.passk-report.json`` lists them; a file an earlier report listed
+        and this one does not write (the ``errors`` tables, a group's plots)
+        is removed, so nothing stale is left beside the new report.
+
+    Raises
+    ------
+    ValueError
+        If `out` is a file, or a folder holding files no report wrote
+        (without `force`), or a plot would not fit the memory budget.
+
+    Notes
+    -----
+    A group's plots carry the group in their names: ``name-value`` with
+    every character but letters, digits, ``.``, ``=`` and ``-`` turned into
+    ``_``. Where that changes the name, or it is longer than 56 characters,
+    or two groups would share it, a hash of the group's values follows, so
+    that every group has its own files and no name exceeds 80 characters.
 
     Examples
     --------
@@ -166,7 +262,6 @@ def write_report(
     from passk_lab import plots
 
     folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
     summary, states = _checked(runs, by, errors)  # the one check of the runs
     groups_by = list(summary.by)
     counted = summary.to_frame()
@@ -199,9 +294,23 @@ def write_report(
     if "n_errors" in counted:
         tables["errors"] = error_sensitivity(recorded, by=by)
         tables["errors"].attrs = _extent(recorded)
+    slugs = [f"-{slug}" for slug in _slugs(keys, groups_by)] if groups_by else [""]
+    plotted = ["decay_curve"]
+    for suffix in slugs:
+        plotted += [f"outcome_heatmap{suffix}"] if states is not None else []
+        plotted.append(f"success_histogram{suffix}")
+    names = [f"{name}{ending}" for name in tables for ending in (".csv", ".md")]
+    names += [f"{name}{ending}" for name in plotted for ending in (".svg", ".png")]
+    names.append("report.html")
+    earlier = _claim(folder, names, force)
+    _write_manifest(folder, [*earlier, *names])  # a report cut short leaves a folder still ours
+
     written: list[Path] = []
     for name, table in tables.items():
-        written += [export(table, folder / f"{name}.csv"), export(table, folder / f"{name}.md")]
+        written += [
+            export(table, folder / f"{name}.csv", formula_guard=formula_guard),
+            export(table, folder / f"{name}.md"),
+        ]
 
     images: list[tuple[str, bytes]] = []
 
@@ -215,8 +324,7 @@ def write_report(
         images.append((heading, (folder / f"{name}.png").read_bytes()))
 
     figure("decay_curve", "pass^k against k", partial(plots.decay_curve, curve))
-    for group, (key, count) in enumerate(zip(keys, counts, strict=True)):
-        suffix = f"-{_slug(key, groups_by)}" if groups_by else ""
+    for group, (key, count, suffix) in enumerate(zip(keys, counts, slugs, strict=True)):
         where = ", ".join(f"{n}={v}" for n, v in zip(groups_by, key, strict=True))
         where = f" ({where})" if where else ""
         if states is not None:
@@ -264,4 +372,7 @@ def write_report(
     report = folder / "report.html"
     report.write_text("\n".join(parts) + "\n", encoding="utf-8")
     written.append(report)
+    for stale in sorted(earlier - set(names)):
+        (folder / stale).unlink(missing_ok=True)
+    _write_manifest(folder, names)
     return written

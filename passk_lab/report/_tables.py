@@ -25,7 +25,9 @@ from passk_lab._labels import LABELS, interval_label
 from passk_lab._version import __version__
 
 __all__ = [
+    "FORMULA_STARTS",
     "export",
+    "guard_formulas",
     "html_text",
     "labelled",
     "metadata",
@@ -55,8 +57,23 @@ def _rows(frame: pd.DataFrame, digits: int) -> list[list[str]]:
     return [[_cell(value, digits) for value in row] for row in frame.itertuples(index=False)]
 
 
+_MARKDOWN_ESCAPES = {"\\": "\\\\", "|": "\\|", "<": "&lt;", ">": "&gt;", "&": "&amp;"}
+_MARKDOWN_SPECIAL = re.compile(r"[\\|<>&]|\r\n|[\r\n]")
+
+
+def _markdown_text(text: str) -> str:
+    r"""Escape `text` for a Markdown table cell: shown literally, and the table kept whole.
+
+    A ``|`` would end the cell and a line break the row, so ``|`` becomes
+    ``\|`` and a line break a space; ``<``, ``>`` and ``&`` become entities, so
+    that no renderer runs them as HTML; a backslash is doubled, so it escapes
+    nothing.
+    """
+    return _MARKDOWN_SPECIAL.sub(lambda match: _MARKDOWN_ESCAPES.get(match.group(), " "), text)
+
+
 def to_markdown(frame: pd.DataFrame, *, digits: int = 4) -> str:
-    """Render a DataFrame as a GitHub-flavoured Markdown table, without the index.
+    r"""Render a DataFrame as a GitHub-flavoured Markdown table, without the index.
 
     Parameters
     ----------
@@ -68,7 +85,10 @@ def to_markdown(frame: pd.DataFrame, *, digits: int = 4) -> str:
     Returns
     -------
     str
-        The table, one line per row, numbers right-aligned.
+        The table, one line per row, numbers right-aligned. Text is shown as
+        it is: in a cell or a header ``|`` becomes ``\|``, a line break a
+        space, ``<``, ``>`` and ``&`` HTML entities, and ``\`` is doubled, so
+        that neither a renderer's HTML nor a stray ``|`` changes the table.
 
     Examples
     --------
@@ -78,9 +98,13 @@ def to_markdown(frame: pd.DataFrame, *, digits: int = 4) -> str:
     |--:|-----------:|
     | 1 |      0.860 |
     | 2 |      0.735 |
+    >>> print(to_markdown(pd.DataFrame({"model": ["<b>a|b</b>"]})))
+    | model                   |
+    |-------------------------|
+    | &lt;b&gt;a\|b&lt;/b&gt; |
     """
-    header = [str(name) for name in frame.columns]
-    rows = [[cell.replace("|", "\\|") for cell in row] for row in _rows(frame, digits)]
+    header = [_markdown_text(str(name)) for name in frame.columns]
+    rows = [[_markdown_text(cell) for cell in row] for row in _rows(frame, digits)]
     numeric = _numeric(frame)
     widths = [max([len(name)] + [len(row[j]) for row in rows]) for j, name in enumerate(header)]
 
@@ -327,8 +351,67 @@ def metadata_line(info: dict[str, str]) -> str:
     return "; ".join(f"{key}: {value}" for key, value in info.items())
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""The first characters that make a spreadsheet read a CSV cell as a formula (OWASP)."""
+
+
+def guard_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """Return `frame` with every text cell and header a spreadsheet would run made inert.
+
+    A text cell (or column name) that starts with one of
+    :data:`FORMULA_STARTS` -- ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+    return -- gets a single quote in front, OWASP's recipe against CSV
+    injection: a spreadsheet then shows the text and runs nothing. Numbers,
+    negative ones too, are numbers in the CSV and are left alone.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Any table.
+
+    Returns
+    -------
+    DataFrame
+        A new table (`frame` itself when nothing needs the quote); ``attrs`` kept.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"model": ["=1+1", "gpt-4"], "difference": [-0.5, 0.25]})
+    >>> guard_formulas(table)
+       model  difference
+    0  '=1+1       -0.50
+    1  gpt-4        0.25
+    """
+
+    def inert(value: object) -> object:
+        if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+            return "'" + value
+        return value
+
+    text = [
+        name for name, numeric in zip(frame.columns, _numeric(frame), strict=True) if not numeric
+    ]
+    names = [inert(name) for name in frame.columns]
+    risky = names != list(frame.columns) or any(
+        frame[name].map(lambda value: inert(value) is not value).any() for name in text
+    )
+    if not risky:
+        return frame
+    guarded = frame.copy()
+    for name in text:
+        guarded[name] = guarded[name].map(inert)
+    guarded.columns = pd.Index(names)
+    return guarded
+
+
 def export(
-    frame: pd.DataFrame, path: str | Path, *, digits: int = 3, labels: bool | None = None
+    frame: pd.DataFrame,
+    path: str | Path,
+    *,
+    digits: int = 3,
+    labels: bool | None = None,
+    formula_guard: bool = True,
 ) -> Path:
     """Write a result table to a file, in the format its suffix names, with its metadata.
 
@@ -343,6 +426,12 @@ def export(
     labels : bool, optional
         Use :func:`labelled` columns. By default yes for Markdown, LaTeX and
         HTML, and no for CSV and Parquet, which keep the names a program reads.
+    formula_guard : bool
+        In a CSV, put a single quote before each text cell and header that
+        starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, so
+        that a spreadsheet shows it and runs no formula (:func:`guard_formulas`).
+        Numbers are never changed. False writes every text as it is, for a
+        program that reads the file back.
 
     Returns
     -------
@@ -384,7 +473,8 @@ def export(
     table = labelled(frame, digits=digits) if (presented if labels is None else labels) else frame
     if kind == "csv":
         header = "".join(f"# {key}: {value}\n" for key, value in info.items())
-        target.write_text(header + table.to_csv(index=False), encoding="utf-8")
+        shown = guard_formulas(table) if formula_guard else table
+        target.write_text(header + shown.to_csv(index=False), encoding="utf-8")
     elif kind == "parquet":
         stored = table.copy()
         stored.attrs.clear()
