@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,20 +56,37 @@ def _reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
-def _k_values(text: str) -> list[int]:
-    """Parse ``--k``: ``5``, ``1,2,4`` or ``1..8``."""
+def _whole(least: int) -> Callable[[str], int]:
+    """Return an argparse type: a whole number >= `least` (argparse names the option)."""
+
+    def whole(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"takes a whole number, got {text!r}") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"takes a whole number >= {least}, got {text!r}")
+        return value
+
+    return whole
+
+
+def _k_values(text: str) -> Sequence[int]:
+    """Parse ``--k``: ``5``, ``1,2,4`` or ``1..8``, a range kept unlisted (the curve sizes it)."""
     try:
         if ".." in text:
             first, last = (int(part) for part in text.split(".."))
-            values = list(range(first, last + 1))
+            values: Sequence[int] = range(first, last + 1)
+            smallest = first
         else:
             values = [int(part) for part in text.split(",")]
+            smallest = min(values)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"--k takes a number, a list (1,2,4) or a range (1..8), got {text!r}"
+            f"takes a number, a list (1,2,4) or a range (1..8), got {text!r}"
         ) from None
-    if not values or min(values) < 1:
-        raise argparse.ArgumentTypeError(f"--k needs k >= 1, got {text!r}")
+    if not values or smallest < 1:
+        raise argparse.ArgumentTypeError(f"needs k >= 1, got {text!r}")
     return values
 
 
@@ -98,11 +116,11 @@ def _curve_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _analyze(args: argparse.Namespace) -> int:
     from passk_lab.estimators import reliability_curve
-    from passk_lab.report._tables import labelled, to_markdown
+    from passk_lab.report._tables import guard_formulas, labelled, to_markdown
 
     curve = reliability_curve(_read_runs(args), args.k, **_curve_options(args))
     if args.to == "csv":
-        print(curve.to_csv(index=False), end="")
+        print((guard_formulas(curve) if args.formula_guard else curve).to_csv(index=False), end="")
     elif args.to == "json":
         print(curve.to_json(orient="records", indent=2))
     else:  # the report's table: its labels, each interval in one column, three decimals
@@ -124,7 +142,14 @@ def _analyze(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from passk_lab.report import write_report
 
-    written = write_report(_read_runs(args), args.out, title=args.title, **_curve_options(args))
+    written = write_report(
+        _read_runs(args),
+        args.out,
+        title=args.title,
+        force=args.force,
+        formula_guard=args.formula_guard,
+        **_curve_options(args),
+    )
     print(f"Wrote {len(written)} files to {args.out}:")
     for path in written:
         print(f"  {path.name}")
@@ -158,6 +183,16 @@ def _input_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _guard_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-formula-guard",
+        dest="formula_guard",
+        action="store_false",
+        help="write CSV text cells as they are; by default one that starts with =, +, -, @, a "
+        "tab or a carriage return gets a ' in front, so that a spreadsheet runs no formula",
+    )
+
+
 def _curve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--by", action="append", metavar="COL", help="grouping column (repeat for several)"
@@ -184,11 +219,11 @@ def _curve_arguments(parser: argparse.ArgumentParser) -> None:
         "the tasks where every task has k runs, else on the effective number of tasks)",
     )
     parser.add_argument(
-        "--resamples", type=int, default=10_000, metavar="N", help="bootstrap resamples"
+        "--resamples", type=_whole(1), default=10_000, metavar="N", help="bootstrap resamples"
     )
     parser.add_argument(
         "--seed",
-        type=int,
+        type=_whole(0),
         default=0,
         help="seed of a bootstrap method (default: 0, so a file always prints the same intervals)",
     )
@@ -211,8 +246,8 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     reproduce.add_argument("--p", type=float, default=0.85, help="per-run pass probability")
-    reproduce.add_argument("--tasks", type=int, default=40, help="number of tasks")
-    reproduce.add_argument("-k", "--k", type=int, default=5, help="runs per task")
+    reproduce.add_argument("--tasks", type=_whole(1), default=40, help="number of tasks")
+    reproduce.add_argument("-k", "--k", type=_whole(1), default=5, help="runs per task")
     reproduce.add_argument("--seed", type=int, default=42, help="seed of the mulberry32 stream")
     reproduce.add_argument(
         "--out", default="data", metavar="DIR", help="directory for the runs CSV (default: data)"
@@ -240,6 +275,7 @@ def _parser() -> argparse.ArgumentParser:
         default="table",
         help="what to print (default: a plain table)",
     )
+    _guard_argument(analyze)
     _curve_arguments(analyze)
     analyze.set_defaults(handler=_analyze)
 
@@ -254,7 +290,19 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     _input_arguments(report)
-    report.add_argument("--out", required=True, metavar="DIR", help="folder to write into")
+    report.add_argument(
+        "--out",
+        required=True,
+        metavar="DIR",
+        help="folder to write into: new, empty or an earlier report's (its .passk-report.json "
+        "lists what it wrote; files it wrote that this report does not are removed)",
+    )
+    report.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a folder that holds other files, replacing those with the report's names",
+    )
+    _guard_argument(report)
     report.add_argument("--title", default="Reliability report", help="the report's heading")
     _curve_arguments(report)
     report.set_defaults(handler=_report)
@@ -272,20 +320,64 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 2 when the arguments are refused.
+        0 on success; 2 when the arguments, the input or its size are refused (one line on
+        stderr says why); 1 when the reader of the output went away (a closed pipe); 130
+        on Ctrl-C.
     """
     parser = _parser()
     args = parser.parse_args(argv)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            status: int = args.handler(args)
-        except (TypeError, ValueError, FileNotFoundError, ImportError) as exc:
-            error: Exception | None = exc
-        else:
-            error = None
+    command = f"passk-lab {args.command}"
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                status: int = args.handler(args)
+                sys.stdout.flush()  # a closed pipe shows here, not at exit
+            except BrokenPipeError:
+                raise
+            except _REFUSED as exc:
+                error: str | None = _message(exc)
+            else:
+                error = None
+    except BrokenPipeError:  # the reader went away (| head): stop quietly, as Python's docs say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        print(f"{command}: interrupted", file=sys.stderr)
+        return 130
     for warning in caught:  # what the readers and estimators warned of, as plain lines
-        print(f"passk-lab {args.command}: warning: {warning.message}", file=sys.stderr)
+        print(f"{command}: warning: {warning.message}", file=sys.stderr)
     if error is not None:
-        parser.exit(2, f"passk-lab {args.command}: error: {error}\n")
+        parser.exit(2, f"{command}: error: {error}\n")
     return status
+
+
+_REFUSED = (
+    TypeError,
+    ValueError,
+    KeyError,
+    ImportError,
+    OSError,
+    OverflowError,
+    RecursionError,
+    MemoryError,
+)
+"""What a command's input or its size can cause: each is told in one line and exits 2.
+
+Anything else is a fault in passk_lab itself and keeps its traceback.
+"""
+
+
+def _message(error: BaseException) -> str:
+    """One line for an error a command refused: an OSError's reason and file, else its text."""
+    if isinstance(error, OSError) and error.strerror:
+        files = [str(name) for name in (error.filename, error.filename2) if name is not None]
+        return ": ".join([*files, error.strerror])
+    if isinstance(error, KeyError):
+        return f"no {error.args[0]!r} where one was needed" if error.args else "a key is missing"
+    if isinstance(error, MemoryError):
+        return "out of memory; give a smaller input, fewer ks or fewer resamples"
+    if isinstance(error, RecursionError):
+        return "the input is nested too deeply to read"
+    text = " ".join(str(error).split())  # one line, however the message was wrapped
+    return text or type(error).__name__

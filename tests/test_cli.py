@@ -141,12 +141,12 @@ def test_analyze_refuses_bad_input_with_a_message(tmp_path, capsys):
         assert message in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["analyze", "x.csv", "--k", "0..3"])
-    assert "--k needs k >= 1" in capsys.readouterr().err
+    assert "argument --k: needs k >= 1" in capsys.readouterr().err
     path = tmp_path / "runs.csv"
     pd.DataFrame({"task": [0, 0], "run": [0, 0], "passed": [True, False]}).to_csv(path)
     with pytest.raises(SystemExit):
         main(["analyze", str(path)])
-    assert "run 0 of task=0 appears 2 times" in capsys.readouterr().err
+    assert re.search("run 0 of task='?0'? appears 2 times", capsys.readouterr().err)
     with pytest.raises(SystemExit):
         main(["analyze", str(path), "--scorer", "match"])
     assert "not an option for table files: scorer" in capsys.readouterr().err

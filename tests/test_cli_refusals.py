@@ -1,0 +1,180 @@
+"""What the command line does with input it cannot take: one line on stderr and exit 2."""
+
+from __future__ import annotations
+
+import errno
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import passk_lab as pk
+from passk_lab import io
+from passk_lab._bootstrap import MEMORY_BUDGET
+from passk_lab.cli import main
+
+
+@pytest.fixture
+def runs_file(tmp_path):
+    path = tmp_path / "runs.csv"
+    pk.simulate_coin(seed=42).to_csv(path, index=False)
+    return path
+
+
+def refused(args, capsys):
+    """Run the command line, expect exit 2, and return the one line it wrote to stderr."""
+    with pytest.raises(SystemExit) as exited:
+        main(args)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    last = err.splitlines()[-1]
+    assert last.startswith(f"passk-lab {args[0]}: error: ")
+    return last
+
+
+@pytest.mark.parametrize(
+    ("error", "shown"),
+    [
+        (IsADirectoryError(errno.EISDIR, "Is a directory", "logs.csv"), "logs.csv: Is a directory"),
+        (OSError(errno.ELOOP, "Too many levels of symbolic links", "a.csv"), "a.csv: Too many"),
+        (PermissionError(errno.EACCES, "Permission denied", "r.csv"), "r.csv: Permission denied"),
+        (OSError(errno.ENAMETOOLONG, "File name too long", "x" * 300), "File name too long"),
+        (FileExistsError(errno.EEXIST, "File exists", "out"), "out: File exists"),
+        (NotADirectoryError(errno.ENOTDIR, "Not a directory", "f/sub"), "f/sub: Not a directory"),
+        (KeyError("reward"), "no 'reward' where one was needed"),
+        (RecursionError("maximum recursion depth exceeded"), "nested too deeply"),
+        (MemoryError(), "out of memory"),
+        (OverflowError("Python int too large to convert to C long"), "Python int too large"),
+    ],
+)
+@pytest.mark.parametrize("command", ["analyze", "report"])
+def test_an_error_of_the_input_or_the_system_is_one_line_and_exit_2(
+    tmp_path, capsys, monkeypatch, runs_file, error, shown, command
+):
+    def read(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(io, "read", read)
+    args = [command, str(runs_file)] + (["--out", str(tmp_path / "out")] * (command == "report"))
+    assert shown in refused(args, capsys)
+
+
+def test_a_fault_of_passk_lab_itself_keeps_its_traceback(monkeypatch, runs_file):
+    def read(*args, **kwargs):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(io, "read", read)
+    with pytest.raises(ZeroDivisionError, match="a bug"):
+        main(["analyze", str(runs_file)])
+
+
+def test_ctrl_c_is_one_line_and_exit_130(monkeypatch, capsys, runs_file):
+    def read(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(io, "read", read)
+    assert main(["analyze", str(runs_file)]) == 130
+    assert capsys.readouterr().err == "passk-lab analyze: interrupted\n"
+
+
+def test_a_bad_out_folder_is_one_line(tmp_path, capsys, runs_file):
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("mine\n")
+    line = refused(["report", str(runs_file), "--out", str(a_file)], capsys)
+    assert f"out={str(a_file)!r} is a file, not a folder" in line
+    line = refused(["report", str(runs_file), "--out", str(a_file / "sub")], capsys)
+    assert line.endswith(f"{a_file / 'sub'}: Not a directory")
+    assert a_file.read_text() == "mine\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        (
+            ["analyze", "RUNS", "--seed", "-5"],
+            "argument --seed: takes a whole number >= 0, got '-5'",
+        ),
+        (
+            ["analyze", "RUNS", "--resamples", "0"],
+            "argument --resamples: takes a whole number >= 1",
+        ),
+        (["analyze", "RUNS", "--resamples", "1e4"], "argument --resamples: takes a whole number,"),
+        (["analyze", "RUNS", "--k", "0..3"], "argument --k: needs k >= 1, got '0..3'"),
+        (["report", "RUNS", "--out", "o", "--seed", "x"], "argument --seed: takes a whole number"),
+        (["reproduce", "--tasks", "0"], "argument --tasks: takes a whole number >= 1, got '0'"),
+        (["reproduce", "-k", "-1"], "argument -k/--k: takes a whole number >= 1, got '-1'"),
+    ],
+)
+def test_a_bad_number_names_its_option(capsys, runs_file, args, shown):
+    args = [str(runs_file) if arg == "RUNS" else arg for arg in args]
+    assert shown in refused(args, capsys)
+
+
+# --- sizes refused before they are allocated ------------------------------------------
+
+
+def test_a_range_of_ks_too_large_to_hold_is_refused_with_its_size(capsys, runs_file):
+    ks = 10**8
+    line = refused(["analyze", str(runs_file), "--k", f"1..{ks}"], capsys)
+    assert f"the curve would hold {ks:,} ks" in line
+    assert f"more than the {MEMORY_BUDGET // 1024**3} GiB" in line
+    assert "no task has more than 5 runs" in line
+    line = refused(["analyze", str(runs_file), "--k", f"1..{10**30}"], capsys)
+    assert f"the curve would hold {10**30:,} ks" in line
+
+
+def test_a_k_no_integer_holds_is_refused(capsys, runs_file):
+    line = refused(["analyze", str(runs_file), "--k", str(10**23)], capsys)
+    assert "too large for a 64-bit integer; no task has more than 5 runs" in line
+
+
+def test_bootstrap_resamples_too_many_to_hold_are_refused_with_their_size(capsys, runs_file):
+    line = refused(
+        ["analyze", str(runs_file), "--method", "bca", "--resamples", "100000000"], capsys
+    )
+    assert "the bootstrap's replicates would hold 100,000,000 resamples x " in line
+    assert "ask for fewer resamples" in line
+
+
+def test_the_library_refuses_the_same_sizes_before_allocating():
+    runs = pk.simulate_coin(seed=42)
+    with pytest.raises(ValueError, match=r"the curve would hold 100,000,000 ks"):
+        pk.reliability_curve(runs, range(1, 10**8 + 1))
+    with pytest.raises(ValueError, match=r"would hold 100,000,000 resamples x \d+ statistics"):
+        pk.reliability_curve(runs, [1, 5], method="percentile", n_resamples=10**8)
+    # one k per row, far below the budget: still computed, and the warning stays one short line
+    with pytest.warns(RuntimeWarning) as warned:
+        assert len(pk.reliability_curve(runs, range(1, 1001))) == 1000
+    (warning,) = warned
+    assert str(warning.message).startswith(
+        "no estimate for k = 6, 7, 8, 9, 10, 11, 12, 13, 14, ..., 1000 (995 ks): "
+    )
+
+
+# --- a closed pipe ----------------------------------------------------------------------
+
+
+def test_output_piped_to_a_reader_that_stops_ends_quietly(tmp_path):
+    path = tmp_path / "runs.csv"
+    runs = 400  # a curve of 400 ks: JSON far larger than a pipe's buffer
+    frame = pd.DataFrame(
+        {"task": np.repeat([0, 1], runs), "run": np.tile(np.arange(runs), 2), "passed": True}
+    )
+    frame.to_csv(path, index=False)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "passk_lab", "analyze", str(path), "--to", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    assert process.stderr is not None
+    assert process.stdout.readline().strip() == b"["  # `| head -1`
+    process.stdout.close()
+    with process.stderr:
+        err = process.stderr.read().decode()
+    assert process.wait() == 1
+    assert "Traceback" not in err
+    assert "BrokenPipeError" not in err
