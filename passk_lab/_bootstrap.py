@@ -7,22 +7,19 @@ the cost does not depend on T.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Literal, TypeAlias
 
 import numpy as np
 
-from passk_lab._checks import confidence
+from passk_lab._checks import check_size, confidence
 from passk_lab._choices import BOOTSTRAP_METHODS
 from passk_lab._interval import ConfidenceInterval, normal_cdf, normal_quantile, z_value
 from passk_lab._typing import Floats, Ints
 
 __all__ = [
     "BOOTSTRAP_METHODS",
-    "MEMORY_BUDGET",
     "BootstrapMethod",
-    "check_size",
     "task_bootstrap",
     "two_level_bootstrap",
     "weighted_means",
@@ -30,65 +27,8 @@ __all__ = [
 
 BootstrapMethod: TypeAlias = Literal["percentile", "bca"]
 
-MEMORY_BUDGET = 2 * 1024**3
-"""The most bytes (2 GiB) that one of passk_lab's arrays may take; a larger one is refused.
-
-A computation whose size the caller sets -- resamples x ks, cells x ks, tasks
-x runs -- checks its estimate against this budget before it allocates, so a
-mistyped size is a ValueError that says the size, not a MemoryError or a
-machine that swaps.
-"""
 _REPLICATE_BYTES = 16
 """Bytes per resample and column of a bootstrap: the float64 replicate and its sorted copy."""
-
-
-def check_size(
-    what: str,
-    shape: Sequence[int],
-    bytes_each: int,
-    fix: str,
-    *,
-    names: Sequence[str] | None = None,
-) -> None:
-    """Refuse, before allocating, an array of `shape` that would take more than the budget.
-
-    Parameters
-    ----------
-    what : str
-        What would hold the array, to start the message.
-    shape : sequence of int
-        Its dimensions (Python integers: no overflow however large).
-    bytes_each : int
-        The bytes it takes per cell, everything held at once counted.
-    fix : str
-        What the caller can do instead, to end the message.
-    names : sequence of str, optional
-        The dimensions' names, one each.
-
-    Raises
-    ------
-    ValueError
-        If ``prod(shape) * bytes_each`` exceeds :data:`MEMORY_BUDGET`.
-
-    Examples
-    --------
-    >>> check_size("the draws", [10**8, 15], 16, "draw fewer")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ValueError: the draws would hold 100,000,000 x 15 = 1,500,000,000 cells at 16 bytes each ...
-    >>> check_size("the draws", [10**6, 15], 16, "draw fewer")  # 0.2 GiB: allowed
-    """
-    needed = math.prod(int(size) for size in shape) * bytes_each
-    if needed <= MEMORY_BUDGET:
-        return
-    sizes = [f"{int(size):,}" for size in shape]
-    if names is not None:
-        sizes = [f"{size} {name}" for size, name in zip(sizes, names, strict=True)]
-    cells = f" = {needed // bytes_each:,} cells" if len(sizes) > 1 else ""
-    raise ValueError(
-        f"{what} would hold {' x '.join(sizes)}{cells} at {bytes_each} bytes each "
-        f"({needed / 1024**3:.3g} GiB), more than the {MEMORY_BUDGET / 1024**3:g} GiB "
-        f"passk_lab allows one array; {fix}"
-    )
 
 
 def weighted_means(weights: Ints, values: Floats) -> Floats:

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import operator
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from passk_lab._typing import Ints
 
-__all__ = ["as_int", "confidence", "k_values", "positive_int", "probability"]
+__all__ = [
+    "MEMORY_BUDGET",
+    "as_int",
+    "check_size",
+    "confidence",
+    "k_values",
+    "positive_int",
+    "probability",
+]
 
 
 def as_int(name: str, value: object) -> int:
@@ -62,6 +71,9 @@ def confidence(confidence_level: object) -> float:
     return level
 
 
+_LARGEST_K = int(np.iinfo(np.int64).max)
+
+
 def k_values(ks: Iterable[object] | None, largest: int) -> Ints:
     """Return the asked k values sorted and without repeats; 1 to `largest` for None."""
     if ks is None:
@@ -71,4 +83,68 @@ def k_values(ks: Iterable[object] | None, largest: int) -> Ints:
     values = sorted({positive_int("k", k) for k in ks})
     if not values:
         raise ValueError("ks is empty; give at least one k, or None for 1 to the largest n")
+    if values[-1] > _LARGEST_K:
+        raise ValueError(
+            f"ks holds k = {values[-1]}, which no 64-bit integer holds; no task has more than "
+            f"{largest:,} runs, so ask for k up to about that"
+        )
     return np.asarray(values, dtype=np.int64)
+
+
+MEMORY_BUDGET = 2 * 1024**3
+"""The most bytes (2 GiB) that one computation of passk_lab may hold; a larger one is refused.
+
+A computation whose size the caller sets -- resamples x ks, cells x ks, tasks
+x runs -- checks its estimate against this budget before it allocates, so a
+mistyped size is a ValueError that says the size, not a MemoryError or a
+machine that swaps.
+"""
+
+
+def check_size(
+    what: str,
+    shape: Sequence[int],
+    bytes_each: int,
+    fix: str,
+    *,
+    names: Sequence[str] | None = None,
+) -> None:
+    """Refuse, before allocating, an array of `shape` that would take more than the budget.
+
+    Parameters
+    ----------
+    what : str
+        What would hold the array, to start the message.
+    shape : sequence of int
+        Its dimensions (Python integers: no overflow however large).
+    bytes_each : int
+        The bytes it takes per cell, everything held at once counted.
+    fix : str
+        What the caller can do instead, to end the message.
+    names : sequence of str, optional
+        The dimensions' names, one each.
+
+    Raises
+    ------
+    ValueError
+        If ``prod(shape) * bytes_each`` exceeds :data:`MEMORY_BUDGET`.
+
+    Examples
+    --------
+    >>> check_size("the draws", [10**8, 15], 16, "draw fewer")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: the draws would hold 100,000,000 x 15 = 1,500,000,000 cells at 16 bytes each ...
+    >>> check_size("the draws", [10**6, 15], 16, "draw fewer")  # 0.2 GiB: allowed
+    """
+    needed = math.prod(int(size) for size in shape) * bytes_each
+    if needed <= MEMORY_BUDGET:
+        return
+    sizes = [f"{int(size):,}" for size in shape]
+    if names is not None:
+        sizes = [f"{size} {name}" for size, name in zip(sizes, names, strict=True)]
+    cells = f" = {needed // bytes_each:,} cells" if len(sizes) > 1 else ""
+    raise ValueError(
+        f"{what} would hold {' x '.join(sizes)}{cells} at {bytes_each} bytes each "
+        f"({needed / 1024**3:.3g} GiB), more than the {MEMORY_BUDGET / 1024**3:g} GiB "
+        f"passk_lab lets one computation hold; {fix}"
+    )

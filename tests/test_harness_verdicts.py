@@ -14,7 +14,8 @@ import pytest
 
 import passk_lab as pk
 from passk_lab import Task, evaluate
-from passk_lab.harness._settings import MAX_RUNS
+from passk_lab._checks import MEMORY_BUDGET
+from passk_lab.harness._settings import _RUN_BYTES
 
 
 def finishes(fn: Callable[[], Any], seconds: float = 30) -> Any:
@@ -230,12 +231,16 @@ def test_a_custom_guard_leaves_the_verdict_the_rest_of_the_time():
 # --- more runs than memory holds -------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("n_tasks", "k"), [(1, 10**12), (3, MAX_RUNS // 3 + 1)])
+MOST_RUNS = MEMORY_BUDGET // _RUN_BYTES  # the runs an evaluation may keep
+
+
+@pytest.mark.parametrize(("n_tasks", "k"), [(1, 10**12), (3, MOST_RUNS // 3 + 1)])
 def test_more_runs_than_an_evaluation_can_keep_are_refused_before_any_run(n_tasks, k):
     calls = []
     tasks = [Task(run=lambda: calls.append(1) or True) for _ in range(n_tasks)]
-    runs = n_tasks * k
-    assert runs > 10**8
-    with pytest.raises(ValueError, match=f"{n_tasks} tasks x k = {k} is {runs:,} runs, more "):
+    assert n_tasks * k > MOST_RUNS
+    with pytest.raises(
+        ValueError, match=f"the evaluation would hold {n_tasks} tasks x {k:,} runs each = "
+    ):
         evaluate(tasks, k)
     assert calls == []

@@ -615,8 +615,8 @@ def evaluate(
         :class:`Task`, a task without a verdict declares a result other than a
         bool, or a task id or the metadata cannot go in a ledger.
     ValueError
-        If `k` < 1, `tasks` is empty, ``len(tasks) * k`` is more than
-        ``10**8`` runs (every run is kept in memory), task ids repeat, a time
+        If `k` < 1, `tasks` is empty, the ``len(tasks) * k`` runs would not
+        fit the memory budget (every run is kept in memory), task ids repeat, a time
         limit is not positive, `guard` comes without a time limit, the ledger
         exists and `resume` is not set, another evaluation holds the ledger,
         the ledger is damaged (the message names the line and the field), or

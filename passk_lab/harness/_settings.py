@@ -18,15 +18,14 @@ from typing import Any
 
 import numpy as np
 
-from passk_lab._checks import as_int, positive_int
+from passk_lab._checks import as_int, check_size, positive_int
 from passk_lab.harness._ledger import encodable
 from passk_lab.harness._task import Guard, Task, the_result
 
-__all__ = ["MAX_RUNS", "Plan", "Settings", "make_plan"]
+__all__ = ["Plan", "Settings", "make_plan"]
 
-MAX_RUNS = 10**8
-"""The most runs (tasks x k) one evaluation makes: it keeps every run, at about 250 bytes
-each in memory (25 GB at this bound), and more would exhaust the memory before the end."""
+_RUN_BYTES = 250
+"""Bytes an evaluation keeps for each run: its record, then its row of the runs table."""
 
 
 def _milliseconds(name: str, value: object) -> float | None:
@@ -212,12 +211,13 @@ def make_plan(tasks: Sequence[Task[Any]], k: object, **options: Any) -> Plan:
             "give every Task its own id"
         )
     runs = len(task_list) * runs_per_task
-    if runs > MAX_RUNS:
-        raise ValueError(
-            f"{len(task_list)} tasks x k = {runs_per_task} is {runs:,} runs, more than the "
-            f"{MAX_RUNS:,} one evaluation can keep (every run is held in memory, about 250 "
-            "bytes each); use a smaller k, or split the tasks over several evaluations"
-        )
+    check_size(
+        "the evaluation",
+        (len(task_list), runs_per_task),
+        _RUN_BYTES,
+        "use a smaller k, or split the tasks over several evaluations",
+        names=("tasks", "runs each"),
+    )
     for position, task in enumerate(task_list):
         _require_a_verdict(task, position)
     settings = Settings(**options)

@@ -9,7 +9,7 @@ from matplotlib.colors import BoundaryNorm, ListedColormap
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from passk_lab._bootstrap import check_size
+from passk_lab._checks import check_size
 from passk_lab.outcomes import RUN_STATES, outcome_matrix
 from passk_lab.plots._style import MOST_TICKS, axes_of, integer_ticks, literal, require_table
 
