@@ -14,8 +14,7 @@ import numpy as np
 import pandas as pd
 
 from passk_lab._betabinom import fit_cells
-from passk_lab._bootstrap import check_size
-from passk_lab._checks import k_values
+from passk_lab._checks import check_size, k_values
 from passk_lab._data.cells import Cells, products
 from passk_lab._data.rules import By, ErrorPolicy, display
 from passk_lab._data.tally import as_tally
@@ -53,9 +52,16 @@ def warn_empty(cells: Cells, counted: Floats, ks: Ints, asked: Bools | None = No
     where = _where(cells, group)
     groups = len(np.unique(empty[:, 0]))
     others = f" (and in {groups - 1} other group(s))" if groups > 1 else ""
+    most = int(cells.max_n()[group])
+    excluded = int(cells.n_runs_excluded[group])
+    why = (
+        f"every run was left out ({excluded} errored or timed-out run(s) under errors='exclude')"
+        if most == 0 and excluded
+        else f"no task has that many runs (the most is {most})"
+    )
     warn(
-        f"no estimate for k = {_listed(missing)}{where}{others}: no task has that "
-        f"many runs (the most is {int(cells.max_n()[group])}), so pass^k and pass@k are NaN",
+        f"no estimate for k = {_listed(missing)}{where}{others}: {why}, so pass^k and pass@k "
+        f"are NaN",
         RuntimeWarning,
     )
 
@@ -120,7 +126,7 @@ def group_ks(cells: Cells, ks: Iterable[object] | None) -> list[Ints]:
     """Return the k values of every group: `ks`, or 1 to the group's largest n.
 
     A `ks` whose length says the curve would not fit :data:`MEMORY_BUDGET` is
-    refused before it is read, and so is a k no integer array holds.
+    refused before it is read.
     """
     most = int(cells.max_n().max()) if len(cells.n) else 0
     if isinstance(ks, Sized):
@@ -133,13 +139,7 @@ def group_ks(cells: Cells, ks: Iterable[object] | None) -> list[Ints]:
             f"estimate",
             names=("ks",),
         )
-    try:
-        return [k_values(ks, int(largest)) for largest in cells.max_n()]
-    except OverflowError:
-        raise ValueError(
-            f"ks holds a k too large for a 64-bit integer; no task has more than {most:,} runs, "
-            f"so ask for k up to about that"
-        ) from None
+    return [k_values(ks, int(largest)) for largest in cells.max_n()]
 
 
 def _where(cells: Cells, group: int) -> str:

@@ -355,7 +355,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 _REFUSED = (
     TypeError,
     ValueError,
-    KeyError,
     ImportError,
     OSError,
     OverflowError,
@@ -373,8 +372,6 @@ def _message(error: BaseException) -> str:
     if isinstance(error, OSError) and error.strerror:
         files = [str(name) for name in (error.filename, error.filename2) if name is not None]
         return ": ".join([*files, error.strerror])
-    if isinstance(error, KeyError):
-        return f"no {error.args[0]!r} where one was needed" if error.args else "a key is missing"
     if isinstance(error, MemoryError):
         return "out of memory; give a smaller input, fewer ks or fewer resamples"
     if isinstance(error, RecursionError):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import errno
+import json
+import os
 import subprocess
 import sys
 
@@ -12,7 +14,7 @@ import pytest
 
 import passk_lab as pk
 from passk_lab import io
-from passk_lab._bootstrap import MEMORY_BUDGET
+from passk_lab._checks import MEMORY_BUDGET
 from passk_lab.cli import main
 
 
@@ -44,7 +46,6 @@ def refused(args, capsys):
         (OSError(errno.ENAMETOOLONG, "File name too long", "x" * 300), "File name too long"),
         (FileExistsError(errno.EEXIST, "File exists", "out"), "out: File exists"),
         (NotADirectoryError(errno.ENOTDIR, "Not a directory", "f/sub"), "f/sub: Not a directory"),
-        (KeyError("reward"), "no 'reward' where one was needed"),
         (RecursionError("maximum recursion depth exceeded"), "nested too deeply"),
         (MemoryError(), "out of memory"),
         (OverflowError("Python int too large to convert to C long"), "Python int too large"),
@@ -60,6 +61,36 @@ def test_an_error_of_the_input_or_the_system_is_one_line_and_exit_2(
     monkeypatch.setattr(io, "read", read)
     args = [command, str(runs_file)] + (["--out", str(tmp_path / "out")] * (command == "report"))
     assert shown in refused(args, capsys)
+
+
+def damaged_inputs(folder):
+    """Write a file of each kind the readers refuse; return name -> what the line must say."""
+    (folder / "dir.json").mkdir()
+    (folder / "loop.json").symlink_to(folder / "loop.json")
+    os.mkfifo(folder / "fifo.json")  # read without the check, it would wait for a writer
+    (folder / "huge.json").write_text(
+        json.dumps([{"task_id": 0, "trial": 10**30, "reward": 1.0, "info": {}}])
+    )
+    (folder / "deep.json").write_text("[" * 100_000)
+    header = {"format": "passk_lab.ledger", "format_version": 1, "model": None, "k": 1}
+    (folder / "ledger.jsonl").write_text(json.dumps(header) + "\n")
+    (folder / "latin1.csv").write_bytes("task,passed\ncaf\u00e9,true\n".encode("latin-1"))
+    return {
+        "dir.json": "a directory",
+        "loop.json": "Too many levels of symbolic links",
+        "fifo.json": "not a regular file (a FIFO)",
+        "huge.json": f"trial is {10**30}",
+        "deep.json": "nested too deeply",
+        "ledger.jsonl": "no field",
+        "latin1.csv": "not UTF-8 text at byte",
+    }
+
+
+def test_damaged_files_on_disk_are_each_one_line_naming_the_file(tmp_path, capsys):
+    for name, shown in damaged_inputs(tmp_path).items():
+        line = refused(["analyze", str(tmp_path / name)], capsys)
+        assert str(tmp_path / name) in line, name
+        assert shown in line, name
 
 
 def test_a_fault_of_passk_lab_itself_keeps_its_traceback(monkeypatch, runs_file):
@@ -128,7 +159,10 @@ def test_a_range_of_ks_too_large_to_hold_is_refused_with_its_size(capsys, runs_f
 
 def test_a_k_no_integer_holds_is_refused(capsys, runs_file):
     line = refused(["analyze", str(runs_file), "--k", str(10**23)], capsys)
-    assert "too large for a 64-bit integer; no task has more than 5 runs" in line
+    assert (
+        f"ks holds k = {10**23}, which no 64-bit integer holds; no task has more than 5 runs"
+        in line
+    )
 
 
 def test_bootstrap_resamples_too_many_to_hold_are_refused_with_their_size(capsys, runs_file):
