@@ -321,8 +321,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         0 on success; 2 when the arguments, the input or its size are refused (one line on
-        stderr says why); 1 when the reader of the output went away (a closed pipe); 130
-        on Ctrl-C.
+        stderr says why, a closed pipe too: the reader of the output went away); 130 on
+        Ctrl-C.
     """
     parser = _parser()
     args = parser.parse_args(argv)
@@ -339,9 +339,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 error: str | None = _message(exc)
             else:
                 error = None
-    except BrokenPipeError:  # the reader went away (| head): stop quietly, as Python's docs say
+    except BrokenPipeError:  # the reader went away (| head): no more output, as Python's docs say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+        print(f"{command}: error: the output was closed before it was all written", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"{command}: interrupted", file=sys.stderr)
         return 130
