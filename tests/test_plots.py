@@ -374,8 +374,8 @@ def test_many_runs_get_a_few_labelled_ticks_not_one_each():
 
 def test_a_heatmap_too_large_for_the_memory_budget_is_refused_with_its_size(monkeypatch):
     runs = pk.simulate_coin(seed=42)  # 40 tasks x 5 runs
-    monkeypatch.setattr(pk._bootstrap, "MEMORY_BUDGET", 40 * 5 * 16 - 1)
+    monkeypatch.setattr(pk._checks, "MEMORY_BUDGET", 40 * 5 * 16 - 1)
     with pytest.raises(ValueError, match=r"the outcome heatmap would hold 40 tasks x 5 runs = 200"):
         plots.outcome_heatmap(runs)
-    monkeypatch.setattr(pk._bootstrap, "MEMORY_BUDGET", 40 * 5 * 16)
+    monkeypatch.setattr(pk._checks, "MEMORY_BUDGET", 40 * 5 * 16)
     plots.outcome_heatmap(runs)

@@ -17,7 +17,7 @@ from pandas.io.parsers.readers import (  # type: ignore[attr-defined]  # not in 
 )
 
 from passk_lab._warnings import warn
-from passk_lab.io._files import check_regular, ends_with_line_break, read_text
+from passk_lab._files import check_regular, ends_with_line_break, read_text
 from passk_lab.io._rewards import decide
 
 __all__ = ["TABLE_SUFFIXES", "read_runs"]

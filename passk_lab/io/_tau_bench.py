@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from passk_lab._warnings import warn
-from passk_lab.io._files import check_regular, read_text
+from passk_lab._files import check_regular, read_text
 from passk_lab.io._rewards import decide
 
 __all__ = ["TAU_BENCH_DOMAINS", "read_tau_bench"]
