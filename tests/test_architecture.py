@@ -29,6 +29,7 @@ LAYERS: dict[str, int] = {
     "passk_lab._warnings": 0,
     "passk_lab._checks": 0,
     "passk_lab._choices": 0,
+    "passk_lab._files": 0,
     "passk_lab._data": 1,
     "passk_lab.outcomes": 1,
     "passk_lab._interval": 2,
