@@ -33,6 +33,22 @@ def _examples(tasks: pd.Index) -> str:
     return shown + (", ..." if len(tasks) > 5 else "")
 
 
+def _as_text_hint(only_a: pd.Index, only_b: pd.Index) -> str:
+    """Say so when tasks only one side has match the other side's as text ("0" and 0)."""
+    position = pd.Index(only_b.map(str)).get_indexer(only_a.map(str))
+    matched = np.flatnonzero(position >= 0)
+    if len(matched) == 0:
+        return ""
+    a, b = only_a[matched[0]], only_b[position[matched[0]]]
+    text_side = "runs_b" if isinstance(b, str) else "runs_a"
+    other = "runs_a" if text_side == "runs_b" else "runs_b"
+    return (
+        f"; runs_a's {display(a)!r} and runs_b's {display(b)!r} are one id written two ways "
+        f"({len(matched)} such task(s); a CSV file's ids are read as text): give both sides one "
+        f"kind, e.g. {other}['task'] = {other}['task'].astype(str)"
+    )
+
+
 def _match(first: Tally, second: Tally, unmatched: str) -> tuple[Ints, Ints, pd.Index, pd.Index]:
     """Positions of the shared tasks in each tally, and the tasks only one side has."""
     if unmatched not in ("raise", "drop"):
@@ -47,7 +63,7 @@ def _match(first: Tally, second: Tally, unmatched: str) -> tuple[Ints, Ints, pd.
         what = (
             f"{len(only_a)} task(s) appear only in runs_a ({_examples(only_a)}) and "
             f"{len(only_b)} only in runs_b ({_examples(only_b)})"
-        )
+        ) + _as_text_hint(only_a, only_b)
         if shared == 0:
             raise ValueError(f"the two sides share no task: {what}; compare needs the same tasks")
         if unmatched == "raise":

@@ -142,3 +142,18 @@ def test_no_shared_task_is_refused():
     b = pd.DataFrame({"task": ["y"], "n": 3, "c": [2]})
     with pytest.raises(ValueError, match="share no task"):
         pk.compare(a, b, unmatched="drop")
+
+
+def test_ids_written_as_text_on_one_side_get_the_fix_that_pairs_them():
+    # a CSV file's ids are read as text; the same tasks from a JSON file or a simulation are
+    # integers: the message says which side to convert, and the fix pairs every task
+    a = pk.simulate_coin(p=0.9, tasks=10, seed=1)
+    b = pk.simulate_coin(p=0.6, tasks=10, seed=2)
+    a_text = a.assign(task=a["task"].astype(str))
+    fix = r"runs_b\['task'\] = runs_b\['task'\]\.astype\(str\)"
+    with pytest.raises(ValueError, match=r"runs_a's '0' and runs_b's 0 are one id written two"):
+        pk.compare(a_text, b, [1])
+    with pytest.raises(ValueError, match=fix):
+        pk.compare(a_text, b, [1])
+    fixed = pk.compare(a_text, b.assign(task=b["task"].astype(str)), [1])
+    pd.testing.assert_frame_equal(fixed, pk.compare(a, b, [1]))

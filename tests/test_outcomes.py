@@ -430,8 +430,46 @@ def test_a_runs_table_with_columns_named_n_and_c_is_a_runs_table():
 @pytest.mark.parametrize("mark", ["run", "passed", "reward"])
 def test_any_column_of_a_runs_table_makes_it_one(mark):
     table = pd.DataFrame({"task": [0], "n": [4], "c": [1], mark: [0]})
-    with pytest.raises(ValueError, match="runs has"):
+    with pytest.raises(ValueError, match=r"runs has|which makes it a runs table"):
         as_tally(table)
+
+
+@pytest.mark.parametrize("mark", ["passed", "reward"])
+def test_a_tally_with_a_column_of_a_runs_table_says_which_and_how_to_use_it(mark):
+    counted = pk.tally(pk.simulate_coin(seed=42))
+    table = counted.assign(**{mark: 0})
+    message = f"has n and c, as a tally has, and also {mark}, which makes it a runs table"
+    with pytest.raises(ValueError, match=message):
+        pk.tally(table)
+    # the fix the message gives: drop the column, and the table is the tally it was
+    pd.testing.assert_frame_equal(pk.tally(table.drop(columns=mark)), counted)
+
+
+def test_ids_of_text_and_integers_together_are_refused_wherever_they_meet():
+    # a CSV file's ids are text, a JSON file's integers stay integers: joined, "1" and 1 would
+    # be two tasks, each with half the runs
+    as_text = pd.DataFrame({"task": ["1", "1", "2"], "run": [0, 1, 0], "passed": True})
+    as_int = pd.DataFrame({"task": [1, 2], "run": [2, 1], "passed": False})
+    joined = pd.concat([as_text, as_int], ignore_index=True)
+    fix = r"write them one way, e\.g\. runs\['task'\] = runs\['task'\]\.astype\(str\)"
+    with pytest.raises(ValueError, match=r"task holds text and other values: '1' \(str\) and 1 "):
+        pk.tally(joined)
+    with pytest.raises(ValueError, match=fix):
+        pk.pass_pow_k(joined, 2)
+    # the fix: both sides as text, and every task has its three runs
+    fixed = joined.assign(task=joined["task"].astype(str))
+    assert pk.tally(fixed)[["task", "n"]].to_numpy().tolist() == [["1", 3], ["2", 2]]
+    # the same for a group column, an outcome matrix's index and a tally
+    grouped = as_text.assign(model=["a", "a", 1])
+    with pytest.raises(ValueError, match="model holds text and other values"):
+        pk.tally(grouped, by="model")
+    matrix = pk.outcome_matrix(pk.simulate_coin(tasks=3, k=2, seed=1))
+    matrix.index = pd.Index(["1", 1, 2], name="task")
+    with pytest.raises(ValueError, match="task holds text and other values"):
+        pk.tally(matrix)
+    counted = pd.DataFrame({"task": ["1", 1], "n": [2, 2], "c": [1, 1]})
+    with pytest.raises(ValueError, match="task holds text and other values"):
+        pk.tally(counted)
 
 
 def test_a_table_neither_runs_nor_tally_is_refused_saying_what_each_needs():

@@ -50,6 +50,7 @@ __all__ = [
     "missing_key",
     "passed_from_reward",
     "policy",
+    "refuse_mixed_ids",
     "refuse_nested",
     "repeated_run",
     "require_columns",
@@ -163,6 +164,14 @@ def table_kind(columns: Iterable[Hashable], index_names: Sequence[Hashable]) -> 
             raise ValueError(
                 "runs has its task as an index level, not a column; give runs.reset_index()"
             )
+        if "n" in has and "c" in has and "run" not in has:
+            marks = [name for name in _RUNS_MARKS if name in has]
+            raise ValueError(
+                f"this table has n and c, as a tally has, and also {', '.join(marks)}, which "
+                f"makes it a runs table, but it has no run column: for a tally, drop or rename "
+                f"{', '.join(marks)}; for a runs table, add run (runs['run'] = "
+                f"runs.groupby('task').cumcount() numbers each task's runs in order)"
+            )
         return "runs"
     if "n" in has and "c" in has:
         return "tally"
@@ -248,6 +257,43 @@ def refuse_nested(frame: pd.DataFrame, names: Sequence[str], what: str = "runs")
             f"({shown if len(shown) <= 60 else shown[:57] + '...'}); an id must be a plain "
             f"value (text or a number), not a list or dict: convert the column to text, "
             f"e.g. {what}[{name!r}] = {what}[{name!r}].map(json.dumps)"
+        )
+
+
+def refuse_mixed_ids(labels: pd.DataFrame) -> None:
+    """Refuse id columns that hold text and other values (numbers, booleans) together.
+
+    ``"1"`` and ``1`` are two tasks to pandas, so a table joined from a CSV
+    file (whose ids are text) and a JSON one (whose integer ids stay
+    integers) would split every task in two. `labels` holds each task once,
+    so the check costs one pass over the tasks, not the runs; only columns of
+    Python objects can mix kinds.
+
+    Examples
+    --------
+    >>> refuse_mixed_ids(pd.DataFrame({"task": ["1", "2"]}))
+    >>> refuse_mixed_ids(pd.DataFrame({"task": ["1", 2]}))
+    Traceback (most recent call last):
+    ...
+    ValueError: task holds text and other values: '1' (str) and 2 (int) would be two tasks ...
+    """
+    for name in labels.columns:
+        column = labels[name]
+        if column.dtype != object:
+            continue
+        if pd.api.types.infer_dtype(column, skipna=True) not in ("mixed", "mixed-integer"):
+            continue  # all text, all numbers, or all of one other kind
+        text = column.map(lambda value: isinstance(value, str)).to_numpy(dtype=np.bool_)
+        other = ~text & column.notna().to_numpy()
+        if not (text.any() and other.any()):
+            continue
+        word, number = column[text].iloc[0], column[other].iloc[0]
+        raise ValueError(
+            f"{name} holds text and other values: {word!r} (str) and {number!r} "
+            f"({type(number).__name__}) would be two {'tasks' if name == 'task' else 'groups'} "
+            f"even where they are meant as one "
+            f"(a CSV file's ids are read as text, a JSON file's integers stay integers); "
+            f"write them one way, e.g. runs[{name!r}] = runs[{name!r}].astype(str)"
         )
 
 

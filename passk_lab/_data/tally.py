@@ -27,6 +27,7 @@ from passk_lab._data.rules import (
     errored_runs,
     is_dask_frame,
     policy,
+    refuse_mixed_ids,
     refuse_nested,
     require_columns,
     require_runs_columns,
@@ -274,16 +275,20 @@ def as_tally(
     rule = policy(errors)
     groups = by_columns(by)
     if is_dask_frame(data):
-        return _tally_dask(data, groups, rule, threshold)
-    if isinstance(data, np.ndarray):
-        return _tally_matrix(data, groups, rule)
-    frame = as_frame(data)
-    kind = table_kind(frame.columns, frame.index.names)
-    if kind == "tally":
-        return _tally_frame(frame, groups, rule)
-    if kind == "matrix":
-        return _tally_matrix(frame, groups, rule)
-    return _tally_runs(frame, groups, rule, threshold)
+        summary = _tally_dask(data, groups, rule, threshold)
+    elif isinstance(data, np.ndarray):
+        summary = _tally_matrix(data, groups, rule)
+    else:
+        frame = as_frame(data)
+        kind = table_kind(frame.columns, frame.index.names)
+        if kind == "tally":
+            summary = _tally_frame(frame, groups, rule)
+        elif kind == "matrix":
+            summary = _tally_matrix(frame, groups, rule)
+        else:
+            summary = _tally_runs(frame, groups, rule, threshold)
+    refuse_mixed_ids(summary.labels)  # over the distinct ids only: one row per task
+    return summary
 
 
 def _tally_dask(data: Any, by: tuple[str, ...], errors: ErrorPolicy, threshold: float) -> Tally:
