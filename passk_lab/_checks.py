@@ -108,6 +108,7 @@ def check_size(
     fix: str,
     *,
     names: Sequence[str] | None = None,
+    cells: str = "cells",
 ) -> None:
     """Refuse, before allocating, an array of `shape` that would take more than the budget.
 
@@ -123,6 +124,8 @@ def check_size(
         What the caller can do instead, to end the message.
     names : sequence of str, optional
         The dimensions' names, one each.
+    cells : str, default "cells"
+        What one cell of the array is, for the message (``"runs"``).
 
     Raises
     ------
@@ -142,9 +145,9 @@ def check_size(
     sizes = [f"{int(size):,}" for size in shape]
     if names is not None:
         sizes = [f"{size} {name}" for size, name in zip(sizes, names, strict=True)]
-    cells = f" = {needed // bytes_each:,} cells" if len(sizes) > 1 else ""
+    total = f" = {needed // bytes_each:,} {cells}" if len(sizes) > 1 else ""
     raise ValueError(
-        f"{what} would hold {' x '.join(sizes)}{cells} at {bytes_each} bytes each "
+        f"{what} would hold {' x '.join(sizes)}{total} at {bytes_each} bytes each "
         f"({needed / 1024**3:.3g} GiB), more than the {MEMORY_BUDGET / 1024**3:g} GiB "
         f"passk_lab lets one computation hold; {fix}"
     )
