@@ -1,4 +1,11 @@
-"""The checks every reader makes of a file before and while reading it: ValueErrors naming it."""
+"""The checks every reader makes of a file before and while reading it: ValueErrors naming it.
+
+The readers of :mod:`passk_lab.io` use them, and so does the ledger
+(:mod:`passk_lab.harness._ledger`): :func:`check_regular` before
+:func:`passk_lab.read_ledger` reads a ledger and before an evaluation opens
+one to append to (a FIFO would block either for ever, a device never end a
+read), and :func:`not_utf8` for a ledger whose bytes are not UTF-8.
+"""
 
 from __future__ import annotations
 

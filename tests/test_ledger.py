@@ -9,13 +9,16 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 import pytest
+from test_harness_verdicts import finishes
 
 import passk_lab as pk
 from passk_lab import Task, evaluate
+from passk_lab.cli import main
 from passk_lab.harness._ledger import RunRecord, run_line, utc_iso
 
 # A table of outcomes: run j of task i passes when OUTCOMES[i, j]. Tasks read it through a
@@ -133,8 +136,69 @@ def test_an_existing_ledger_is_not_overwritten(tmp_path):
 
 
 def test_a_directory_is_not_a_ledger(tmp_path):
-    with pytest.raises(ValueError, match="is a directory; give a file path"):
+    with pytest.raises(ValueError, match="not a regular file \\(a directory\\); give a ledger"):
         evaluate([Task(run=lambda: True)], 1, ledger=tmp_path)
+
+
+def refusal(attempt: Callable[[], object]) -> str:
+    """Return the refusal `attempt` raises, failing (not hanging) if it blocks 10 s."""
+
+    def refused() -> str:
+        with pytest.raises(ValueError, match="not a regular file") as error:
+            attempt()
+        return str(error.value)
+
+    return str(finishes(refused, 10))
+
+
+def exit_status(argv: list[str]) -> object:
+    """Return the exit status of the command line, returned or raised as SystemExit."""
+    try:
+        return main(argv)
+    except SystemExit as exited:
+        return exited.code
+
+
+@pytest.mark.parametrize("resume", [False, True])
+def test_a_fifo_is_refused_before_it_is_opened(tmp_path, capsys, resume):
+    fifo = tmp_path / "ledger.jsonl"
+    os.mkfifo(fifo)  # opened, it would wait for a writer (or a reader) forever
+    expected = f"{fifo}: not a regular file (a FIFO); give a ledger file"
+    assert refusal(lambda: pk.read_ledger(fifo)) == expected
+    assert refusal(lambda: evaluate(table_tasks(), K, ledger=fifo, resume=resume)) == expected
+    assert finishes(lambda: exit_status(["analyze", str(fifo), "--format", "ledger"]), 10) == 2
+    assert expected in capsys.readouterr().err
+
+
+def test_a_device_is_refused_as_a_ledger():
+    expected = "/dev/null: not a regular file (a character device); give a ledger file"
+    with pytest.raises(ValueError, match="not a regular file") as refused:
+        evaluate(table_tasks(), K, ledger="/dev/null", resume=True)
+    assert str(refused.value) == expected
+    with pytest.raises(ValueError, match="not a regular file") as refused:
+        pk.read_ledger("/dev/zero")  # read, it would never end
+    assert str(refused.value) == expected.replace("null", "zero")
+
+
+def test_a_missing_ledger_is_named_when_read(tmp_path):
+    with pytest.raises(FileNotFoundError, match=f"^no such ledger file: {tmp_path / 'no.jsonl'}$"):
+        pk.read_ledger(tmp_path / "no.jsonl")
+
+
+def test_a_ledger_that_is_not_utf8_is_refused_at_its_first_bad_byte(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    evaluate(table_tasks(), K, ledger=path)
+    first, second, rest = path.read_bytes().split(b"\n", 2)
+    path.write_bytes(first + b"\n" + second + b"\n" + b'{"task": "caf\xe9"}\n' + rest)
+    byte = len(first) + len(second) + 2 + len(b'{"task": "caf')
+    expected = f"{path}: not UTF-8 text at byte {byte} (line 3); save the file as UTF-8"
+    for attempt in (
+        lambda: pk.read_ledger(path),
+        lambda: evaluate(table_tasks(), K, ledger=path, resume=True),
+    ):
+        with pytest.raises(ValueError, match="not UTF-8 text") as refused:
+            attempt()
+        assert str(refused.value) == expected
 
 
 # --- resume --------------------------------------------------------------------------------
@@ -277,6 +341,8 @@ def cut_short(text: str, line: int) -> str:
         (lambda text: text.replace('"task":"t0"', '"task":"x"', 1), "do not include"),
         (lambda text: text.replace('"passed"', '"pass"', 1), "line 2 of .* is not a run record"),
         (lambda text: cut_short(text, line=2), "line 2 of .* is not JSON"),
+        (lambda text: text.replace('"run":1', '"run":1' + "0" * 5000, 1), "line 3 .* not JSON"),
+        (lambda text: text.replace('"run":1', '"run":' + "[" * 10**5, 1), "line 3 .* not JSON"),
         (lambda text: text.split("\n", 1)[1], "is not a passk_lab ledger"),
         (lambda text: text.replace('"format_version":1', '"format_version":9'), "version 9"),
     ],
@@ -305,6 +371,7 @@ def test_a_damaged_ledger_is_refused(tmp_path, damage, message):
         ("attempts", 0, "an integer >= 1"),
         ("duration_s", "fast", "a number of seconds >= 0"),
         ("duration_s", -1.0, "a number of seconds >= 0"),
+        pytest.param("duration_s", 10**400, "a number of seconds >= 0", id="10**400 s"),
         ("started_at", "yesterday", "an ISO 8601 time with its UTC offset"),
         ("started_at", "2026-01-01T00:00:00", "an ISO 8601 time with its UTC offset"),
         ("started_at", 17, "an ISO 8601 time with its UTC offset"),
@@ -358,6 +425,12 @@ def test_a_run_line_without_a_field_names_it(tmp_path):
         ("seed", "1", "its field 'seed' is '1' \\(str\\), not an integer or null"),
         ("model", 5, "its field 'model' is 5 \\(int\\), not text or null"),
         ("run_timeout_ms", "500", "its field 'run_timeout_ms' is '500' \\(str\\), not a pos"),
+        pytest.param(
+            "timeout_ms",
+            10**400,  # below math.inf as an int, past every float
+            f"its field 'timeout_ms' is {10**400} \\(int\\), not a positive number",
+            id="10**400 ms",
+        ),
         ("metadata", [], "its field 'metadata' is \\[\\] \\(list\\), not an object"),
     ],
 )

@@ -42,6 +42,7 @@ backslash escape (``"\udcff"``), which :func:`encodable` does.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import json
@@ -56,6 +57,7 @@ from typing import IO, Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from passk_lab._files import check_regular, not_utf8
 from passk_lab._warnings import warn
 
 __all__ = ["ERROR_KINDS", "Ledger", "read_ledger"]
@@ -73,6 +75,7 @@ _JSON_BOOL = {False: "false", True: "true"}
 # run, and a reader never has to ask which settings a run was made under.
 _MATCHED = ("model", "seed", "k", "tasks", "timeout_ms", "run_timeout_ms", "metadata")
 _DAMAGED = "the ledger is damaged"
+_WHAT = "ledger file"  # what a refused path should have been
 
 
 class RunRecord(NamedTuple):
@@ -264,10 +267,10 @@ def open_ledger(
             f"dicts of them) to go in a ledger: {exc}"
         ) from None
     target = Path(path)
-    if target.is_dir():
-        raise ValueError(
-            f"ledger={str(path)!r} is a directory; give a file path such as runs.jsonl"
-        )
+    # Before the open, which would wait forever on a FIFO. A file put in its place between
+    # the two is not guarded against: that is the user racing their own evaluation.
+    with contextlib.suppress(FileNotFoundError):  # none yet: the open creates it
+        check_regular(target, _WHAT)
     handle = target.open("a", encoding="utf-8")  # append only: nothing written is rewritten
     try:
         records, kept_header = _take(handle, target, first_line, resume=resume)
@@ -346,7 +349,11 @@ def _parse(content: bytes, path: Path) -> _Parsed:
             f"it); that run was not recorded, and a resumed evaluation runs it again",
             UserWarning,
         )
-    lines = content[:complete_bytes].decode("utf-8").splitlines()
+    try:
+        text = content[:complete_bytes].decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise not_utf8(path, content, error) from None
+    lines = text.splitlines()
     if not lines:
         return _Parsed(None, [], 0)
     head = _header(_json_line(lines[0], 1, path), path)
@@ -375,7 +382,7 @@ def _parse(content: bytes, path: Path) -> _Parsed:
 def _json_line(line: str, number: int, path: Path) -> Any:
     try:
         return json.loads(line)
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # and a number of too many digits, or nesting
         raise ValueError(f"line {number} of {path} is not JSON ({exc}); {_DAMAGED}") from None
 
 
@@ -394,10 +401,34 @@ def _is_id(value: object) -> bool:
     return isinstance(value, str) or _is_int(value)
 
 
+def finite_number(value: object) -> float | None:
+    """Return a number (not a bool) as a finite float; None if it is not one.
+
+    An integer can be past every float: ``10**400 < math.inf`` holds, yet
+    ``float(10**400)`` overflows, so the test is made of the float.
+
+    Examples
+    --------
+    >>> finite_number(2), finite_number(0.5), finite_number(True)
+    (2.0, 0.5, None)
+    >>> finite_number(10**400), finite_number(float("inf")), finite_number(float("nan"))
+    (None, None, None)
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
 def _is_time_limit(value: object) -> bool:
-    return value is None or (
-        isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < math.inf
-    )
+    return value is None or ((number := finite_number(value)) is not None and number > 0)
+
+
+def _is_duration(value: object) -> bool:
+    return (number := finite_number(value)) is not None and number >= 0
 
 
 def _is_utc_time(value: object) -> bool:
@@ -472,13 +503,7 @@ _RUN_FIELDS: tuple[tuple[str, Any, str], ...] = (
     ("error_kind", lambda value: value is None or value in ERROR_KINDS, f"null or {ERROR_KINDS}"),
     ("timed_out", lambda value: isinstance(value, bool), "true or false"),
     ("attempts", lambda value: _is_int(value) and value >= 1, "an integer >= 1"),
-    (
-        "duration_s",
-        lambda value: (
-            isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < math.inf
-        ),
-        "a number of seconds >= 0",
-    ),
+    ("duration_s", _is_duration, "a number of seconds >= 0"),
     ("started_at", _is_utc_time, "an ISO 8601 time with its UTC offset"),
 )
 _RUN_FIX = "correct that line, or delete it and resume=True runs that run again"
@@ -560,6 +585,7 @@ def read_ledger(path: str | os.PathLike[str]) -> Ledger:
     0.45
     """
     target = Path(path)
+    check_regular(target, _WHAT)  # a FIFO would block the read, a device never end it
     parsed = _parse(target.read_bytes(), target)
     if parsed.header is None:
         raise ValueError(f"{path} is empty: the evaluation stopped before writing its header")

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from passk_lab._checks import as_int, check_size, positive_int
-from passk_lab.harness._ledger import encodable
+from passk_lab.harness._ledger import encodable, finite_number
 from passk_lab.harness._task import Guard, Task, the_result
 
 __all__ = ["Plan", "Settings", "make_plan"]
@@ -33,8 +33,8 @@ def _milliseconds(name: str, value: object) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number of milliseconds, got {value!r}")
-    number = float(value)
-    if not 0 < number < math.inf:
+    number = finite_number(value)
+    if number is None or number <= 0:
         raise ValueError(
             f"{name} must be a positive, finite number of milliseconds, got {value}; "
             "leave it as None for no time limit"
@@ -64,9 +64,10 @@ def _exception_types(infrastructure: object) -> tuple[type[Exception], ...]:
 def _backoff(backoff_s: object) -> float:
     if isinstance(backoff_s, bool) or not isinstance(backoff_s, numbers.Real):
         raise TypeError(f"backoff_s must be a number of seconds, got {backoff_s!r}")
-    if not 0 <= float(backoff_s) < math.inf:
+    seconds = finite_number(backoff_s)
+    if seconds is None or seconds < 0:
         raise ValueError(f"backoff_s must be a finite number of seconds >= 0, got {backoff_s}")
-    return float(backoff_s)
+    return seconds
 
 
 @dataclass(frozen=True)
