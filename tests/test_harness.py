@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from test_harness_verdicts import finishes
 
 import passk_lab as pk
 from passk_lab import EvalResult, Task, coin_tasks, evaluate, evaluate_async
@@ -151,21 +152,17 @@ def test_a_hung_plain_function_does_not_hold_the_evaluation_past_its_budget(conc
         return True
 
     tasks = [Task(run=hangs), Task(run=lambda: True)]
-    started = time.perf_counter()
-    result = evaluate(tasks, k=2, timeout_ms=400, concurrency=concurrency)  # 100 ms per run
-    elapsed = time.perf_counter() - started
-    release.set()
-    # The budget is 0.4 s and the hang 60 s; the slack is for a busy machine.
-    assert elapsed < 0.4 + 2.0, f"the evaluation took {elapsed:.1f} s, past its budget"
-    assert result.runs["passed"].tolist() == [False, False, True, True]
-    assert result.runs["timed_out"].tolist() == [True, True, False, False]
-    assert (
-        result.runs["error_kind"].astype(object).fillna("").tolist() == ["timeout"] * 2 + [""] * 2
-    )
+    try:  # 1 s a run: the hung one ends at it, a quick one meets it on a loaded machine
+        result = finishes(lambda: evaluate(tasks, k=1, timeout_ms=2000, concurrency=concurrency))
+    finally:
+        release.set()
+    assert result.runs["passed"].tolist() == [False, True]
+    assert result.runs["timed_out"].tolist() == [True, False]
+    assert result.runs["error_kind"].astype(object).fillna("").tolist() == ["timeout", ""]
     assert result.runs["error"].iloc[0].startswith("TimeoutError")
 
 
-@pytest.mark.parametrize("limit", [{"timeout_ms": 400}, {"run_timeout_ms": 100}])
+@pytest.mark.parametrize("limit", [{"timeout_ms": 2000}, {"run_timeout_ms": 1000}])
 def test_a_slow_async_run_is_cancelled(limit):
     cancelled = []
 
@@ -180,10 +177,10 @@ def test_a_slow_async_run_is_cancelled(limit):
     async def quick() -> bool:
         return True
 
-    result = evaluate([Task(run=slow), Task(run=quick)], k=2, **limit)  # 100 ms per run
-    assert result.runs["timed_out"].tolist() == [True, True, False, False]
-    assert cancelled == [True, True]
-    assert result.runs.loc[:1, "duration_s"].between(0.05, 5).all()
+    result = evaluate([Task(run=slow), Task(run=quick)], k=1, **limit)  # 1 s a run
+    assert result.runs["timed_out"].tolist() == [True, False]
+    assert cancelled == [True]
+    assert result.runs["duration_s"].iloc[0] > 0.5  # the time it was given, not nothing
     assert result.pass_at_1 == 0.5
 
 
@@ -477,10 +474,11 @@ def test_retries_share_the_runs_time_limit():
     def run() -> bool:
         raise RateLimitError("429")
 
-    started = time.perf_counter()
-    result = evaluate([Task(run=run)], k=1, infrastructure=RateLimitError, run_timeout_ms=200)
-    assert time.perf_counter() - started < 0.2 + 1.0  # a 1 s backoff would not fit
+    result = finishes(  # a 1 s backoff would not fit in the 0.9 s left
+        lambda: evaluate([Task(run=run)], k=1, infrastructure=RateLimitError, run_timeout_ms=900)
+    )
     assert result.runs["attempts"].tolist() == [1]
+    assert result.runs["error_kind"].tolist() == ["infrastructure"]
 
 
 def test_error_sensitivity_reads_infrastructure_errors_both_ways():
@@ -701,7 +699,7 @@ def hangs():
     threading.Event().wait()  # forever
 
 tasks = [pk.Task(run=hangs, id="hangs"), pk.Task(run=lambda: True, id="quick")]
-result = pk.evaluate(tasks, k=2, run_timeout_ms=100, concurrency={concurrency})
+result = pk.evaluate(tasks, k=1, run_timeout_ms=1000, concurrency={concurrency})
 print(result.runs["timed_out"].tolist())
 """
 
@@ -715,7 +713,7 @@ def test_a_hung_plain_run_does_not_keep_the_interpreter_from_exiting(concurrency
         timeout=120,  # a bound for a hung interpreter, not a timing
     )
     assert completed.returncode == 0, completed.stderr
-    assert completed.stdout.strip() == "[True, True, False, False]"
+    assert completed.stdout.strip() == "[True, False]"
 
 
 class InfrastructureDown(Exception):

@@ -195,12 +195,14 @@ def test_a_plain_verdict_that_hangs_is_held_to_the_runs_time_limit(concurrency):
         return result
 
     tasks = [Task(run=lambda: True, passes=hangs), Task(run=lambda: True)]
-    try:
-        result = finishes(lambda: evaluate(tasks, k=2, run_timeout_ms=100, concurrency=concurrency))
+    try:  # the limit ends the hung verdict and leaves a quick run time on a loaded machine
+        result = finishes(
+            lambda: evaluate(tasks, k=1, run_timeout_ms=1000, concurrency=concurrency)
+        )
     finally:
         release.set()
-    assert result.runs["timed_out"].tolist() == [True, True, False, False]
-    assert result.runs["passed"].tolist() == [False, False, True, True]
+    assert result.runs["timed_out"].tolist() == [True, False]
+    assert result.runs["passed"].tolist() == [False, True]
 
 
 def test_an_async_verdict_that_hangs_is_cancelled_at_the_runs_time_limit():
