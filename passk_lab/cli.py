@@ -33,27 +33,51 @@ def _reproduce(args: argparse.Namespace) -> int:
         ("pass@1", result.pass_at_1, args.p, result.pass_at_1),
         (f"pass^{k}", result.pass_pow_k, args.p**k, result.pass_at_1**k),
     ]
-    print(
+    lines = [
         f"Simulated model right {args.p:.0%} of the time: "
-        f"{result.tasks} tasks x {k} runs, seed {args.seed}"
-    )
-    print()
-    print(f"{'':8}{'measured':>10}{'model p^k':>12}{'pass@1^k':>11}")
-    for name, measured, analytic, from_measured in rows:
-        print(f"{name:8}{measured:>10.4g}{analytic:>12.4g}{from_measured:>11.4g}")
-    print(f"model p^k: the analytic curve at the simulated p = {args.p:g}")
-    print("pass@1^k:  the same curve at the measured pass@1")
-    print()
-    print(
+        f"{result.tasks} tasks x {k} runs, seed {args.seed}",
+        "",
+        f"{'':8}{'measured':>10}{'model p^k':>12}{'pass@1^k':>11}",
+        *(
+            f"{name:8}{measured:>10.4g}{analytic:>12.4g}{from_measured:>11.4g}"
+            for name, measured, analytic, from_measured in rows
+        ),
+        f"model p^k: the analytic curve at the simulated p = {args.p:g}",
+        "pass@1^k:  the same curve at the measured pass@1",
+        "",
         f"A run passes {result.pass_at_1:.0%} of the time, yet only {result.pass_pow_k:.0%} "
-        f"of tasks pass all {k} runs."
-    )
+        f"of tasks pass all {k} runs.",
+    ]
+    _emit("\n".join(lines) + "\n")
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"coin_p{args.p:g}_tasks{result.tasks}_k{k}_seed{args.seed}.csv"
     result.runs.to_csv(path, index=False)
-    print(f"Runs written to {path} ({len(result.runs)} rows).")
+    _emit(f"Runs written to {path} ({len(result.runs)} rows).\n")
     return 0
+
+
+def _emit(text: str) -> None:
+    """Write `text` to standard output, all of it, or raise BrokenPipeError.
+
+    A write to a pipe whose reader went away part way writes only part of the
+    bytes and raises nothing (``TextIOWrapper.write`` drops the count that
+    says so); only the next write fails. So the bytes go to the binary buffer
+    in a loop that writes what is left until it is all out -- or the write
+    after the short one raises. A stream with no binary buffer (a
+    ``StringIO``) takes the text as it is.
+    """
+    out = sys.stdout
+    buffer = getattr(out, "buffer", None)
+    if buffer is None:
+        out.write(text)
+        out.flush()
+        return
+    out.flush()  # whatever the text layer holds goes first
+    data = memoryview(text.replace("\n", os.linesep).encode(out.encoding, out.errors or "strict"))
+    while data:
+        data = data[buffer.write(data) :]
+        buffer.flush()
 
 
 def _whole(least: int) -> Callable[[str], int]:
@@ -85,7 +109,11 @@ def _k_values(text: str) -> Sequence[int]:
         raise argparse.ArgumentTypeError(
             f"takes a number, a list (1,2,4) or a range (1..8), got {text!r}"
         ) from None
-    if not values or smallest < 1:
+    if not values:  # only a range can be empty: its first k above its last
+        raise argparse.ArgumentTypeError(
+            f"the range {text!r} is empty; write the smaller k first: {last}..{first}"
+        )
+    if smallest < 1:
         raise argparse.ArgumentTypeError(f"needs k >= 1, got {text!r}")
     return values
 
@@ -120,22 +148,21 @@ def _analyze(args: argparse.Namespace) -> int:
 
     curve = reliability_curve(_read_runs(args), args.k, **_curve_options(args))
     if args.to == "csv":
-        print((guard_formulas(curve) if args.formula_guard else curve).to_csv(index=False), end="")
+        _emit((guard_formulas(curve) if args.formula_guard else curve).to_csv(index=False))
     elif args.to == "json":
-        print(curve.to_json(orient="records", indent=2))
+        _emit(curve.to_json(orient="records", indent=2) + "\n")
     else:  # the report's table: its labels, each interval in one column, three decimals
         shown = labelled(curve)
         if args.to == "markdown":
-            print(to_markdown(shown, digits=3))
+            _emit(to_markdown(shown, digits=3) + "\n")
         else:
             wide: dict[Hashable, int] = {name: len(name) + 1 for name in shown.columns}
-            print(
-                shown.to_string(
-                    index=False,
-                    float_format=lambda value: f"{value:.3f}",
-                    col_space=wide,  # the labels hold spaces: set them apart
-                )
+            text = shown.to_string(
+                index=False,
+                float_format=lambda value: f"{value:.3f}",
+                col_space=wide,  # the labels hold spaces: set them apart
             )
+            _emit(text + "\n")
     return 0
 
 
@@ -150,9 +177,11 @@ def _report(args: argparse.Namespace) -> int:
         formula_guard=args.formula_guard,
         **_curve_options(args),
     )
-    print(f"Wrote {len(written)} files to {args.out}:")
-    for path in written:
-        print(f"  {path.name}")
+    _emit(
+        "".join(
+            [f"Wrote {len(written)} files to {args.out}:\n", *(f"  {p.name}\n" for p in written)]
+        )
+    )
     return 0
 
 

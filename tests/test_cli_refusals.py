@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import io as io_module
 import json
 import os
 import subprocess
@@ -134,6 +135,10 @@ def test_a_bad_out_folder_is_one_line(tmp_path, capsys, runs_file):
         ),
         (["analyze", "RUNS", "--resamples", "1e4"], "argument --resamples: takes a whole number,"),
         (["analyze", "RUNS", "--k", "0..3"], "argument --k: needs k >= 1, got '0..3'"),
+        (
+            ["analyze", "RUNS", "--k", "5..3"],
+            "argument --k: the range '5..3' is empty; write the smaller k first: 3..5",
+        ),
         (["report", "RUNS", "--out", "o", "--seed", "x"], "argument --seed: takes a whole number"),
         (["reproduce", "--tasks", "0"], "argument --tasks: takes a whole number >= 1, got '0'"),
         (["reproduce", "-k", "-1"], "argument -k/--k: takes a whole number >= 1, got '-1'"),
@@ -191,23 +196,70 @@ def test_the_library_refuses_the_same_sizes_before_allocating():
 # --- a closed pipe ----------------------------------------------------------------------
 
 
-def test_output_piped_to_a_reader_that_stops_is_one_line_and_exit_2(tmp_path):
-    path = tmp_path / "runs.csv"
-    runs = 400  # a curve of 400 ks: JSON far larger than a pipe's buffer
+CLOSED = "passk-lab analyze: error: the output was closed before it was all written\n"
+
+
+@pytest.fixture
+def long_runs_file(tmp_path):
+    """Two tasks of 2,000 runs: a curve of 2,000 ks, in every format far beyond a pipe's buffer."""
+    path = tmp_path / "long.csv"
+    runs = 2000
     frame = pd.DataFrame(
         {"task": np.repeat([0, 1], runs), "run": np.tile(np.arange(runs), 2), "passed": True}
     )
     frame.to_csv(path, index=False)
+    return path
+
+
+class _Head(io_module.BufferedIOBase):
+    """Standard output's buffer when ``| head -1`` has read its line and gone away.
+
+    As CPython's buffered writer does then, its one long write is cut short
+    and returns how much it wrote, raising nothing; the next write fails.
+    """
+
+    def __init__(self, closed_to: int) -> None:
+        self.room = 65_536
+        self.closed_to = closed_to
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        if data and not self.room:  # (an empty write writes nothing, as a real one)
+            raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+        written = min(len(data), self.room)
+        self.room -= written
+        return written
+
+    def fileno(self) -> int:  # where the command line's os.dup2 of os.devnull lands
+        return self.closed_to
+
+
+@pytest.mark.parametrize("to", ["table", "csv", "markdown", "json"])
+def test_output_piped_to_a_reader_that_stops_is_one_line_and_exit_2(
+    monkeypatch, capsys, long_runs_file, tmp_path, to
+):
+    with open(tmp_path / "closed", "wb") as closed:
+        head = _Head(closed.fileno())
+        monkeypatch.setattr(sys, "stdout", io_module.TextIOWrapper(head, encoding="utf-8"))
+        status = main(["analyze", str(long_runs_file), "--to", to])
+    assert head.room == 0  # the output was written until the pipe closed
+    assert status == 2
+    assert capsys.readouterr().err == CLOSED
+
+
+def test_the_command_itself_piped_to_head_is_one_line_and_exit_2(long_runs_file):
     process = subprocess.Popen(
-        [sys.executable, "-m", "passk_lab", "analyze", str(path), "--to", "json"],
+        [sys.executable, "-m", "passk_lab", "analyze", str(long_runs_file), "--to", "csv"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
     assert process.stdout is not None
     assert process.stderr is not None
-    assert process.stdout.readline().strip() == b"["  # `| head -1`
+    assert process.stdout.readline().startswith(b"k,")  # `| head -1`
     process.stdout.close()
     with process.stderr:
         err = process.stderr.read().decode()
     assert process.wait() == 2
-    assert err == "passk-lab analyze: error: the output was closed before it was all written\n"
+    assert err == CLOSED
