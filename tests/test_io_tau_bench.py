@@ -141,6 +141,9 @@ def test_a_truncated_file_is_refused_as_cut_short(tmp_path):
     [
         ({"task_id": 0}, r"expected a JSON list of run records .*got an object"),
         ([1, 2], r"record 0: a record must be a JSON object, got an integer"),
+        ([None], r"record 0: a record must be a JSON object, got null"),
+        (["a"], r"record 0: a record must be a JSON object, got text"),
+        ([2.5], r"record 0: a record must be a JSON object, got a number with a fraction or an"),
     ],
 )
 def test_a_file_that_is_not_a_list_of_records_is_refused(tmp_path, content, message):
@@ -204,7 +207,7 @@ def test_one_task_id_spelled_as_an_integer_and_as_a_string_across_files_is_refus
     with pytest.raises(
         ValueError,
         match=r"a-airline\.json, record 0 has task_id 0, an integer, and b-airline\.json, record 0 "
-        r"has '0', a string; .*write every task_id as an integer",
+        r"has '0', text; .*write every task_id as an integer",
     ):
         read_tau_bench(str(tmp_path / "*.json"))
     write(tmp_path / "a-airline.json", other)  # strings throughout: read as text
@@ -216,13 +219,24 @@ def test_one_task_id_spelled_as_an_integer_and_as_a_string_across_files_is_refus
     [
         (
             lambda r: r.update(task_id=1.5),
-            r"record 2 \(task_id 1\.5\): task_id is 1\.5, a float; tau-",
+            r"record 2 \(task_id 1\.5\): task_id is 1\.5, a number with a fraction or an exponent; "
+            r"tau-",
         ),
         (
             lambda r: r.update(task_id=True),
             r"record 2 \(task_id True\): task_id is True, a boolean",
         ),
         (lambda r: r.update(task_id=[1]), r"record 2 \(task_id \[1\]\): task_id is \[1\], a list"),
+        (lambda r: r.update(task_id={}), r"record 2 \(task_id \{\}\): task_id is \{\}, an object"),
+        (
+            lambda r: r.update(task_id=10**30),
+            r"r\.json, record 2 \(task_id 10{30}\): task_id is 10{30}, an integer too large for "
+            r'int64; write such a task_id as a JSON string \("10{30}"\)',
+        ),
+        (
+            lambda r: r.update(task_id=-(2**63) - 1),
+            r"record 2 \(task_id -9223372036854775809\): task_id is -9223372036854775809, an int",
+        ),
         (lambda r: r.update(trial=10**30), r"record 2 \(task_id 1\): trial is 10{30}; tau-bench"),
     ],
 )
@@ -245,3 +259,22 @@ def test_a_cost_that_is_not_a_number_keeps_the_run_with_a_warning(tmp_path):
         runs = read_tau_bench(write(tmp_path / "r.json", data))
     assert len(runs) == 4
     np.testing.assert_array_equal(runs["user_cost"], [0.25, np.nan, 0.25, np.nan])
+
+
+def test_task_ids_at_the_ends_of_int64_are_read_as_integers(tmp_path):
+    data = records()
+    data[0]["task_id"], data[2]["task_id"] = 2**63 - 1, -(2**63)
+    tasks = read_tau_bench(write(tmp_path / "r.json", data))["task"].tolist()
+    assert tasks[0] == 2**63 - 1
+    assert tasks[2] == -(2**63)
+
+
+def test_a_task_id_with_a_lone_surrogate_keeps_it_as_its_escape(tmp_path):
+    """json.loads keeps a lone surrogate; the id is its text with the surrogate as ``\\ud800``."""
+    ids = ["a\ud800", "a\ud800", "a\udbff", "a\udbff", "\ud800", "\ud83d\ude00"]
+    data = [{**records()[0], "task_id": task} for task in ids]
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(data))  # ensure_ascii: the surrogates as escapes
+    tasks = read_tau_bench(path)["task"].tolist()
+    assert tasks == ["a\\ud800", "a\\ud800", "a\\udbff", "a\\udbff", "\\ud800", "\U0001f600"]
+    assert all(task.encode("utf-8") for task in tasks)

@@ -15,8 +15,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from passk_lab._warnings import warn
 from passk_lab._files import check_regular, read_text
+from passk_lab._warnings import warn
+from passk_lab.harness._ledger import encodable
+from passk_lab.io._json import json_kind
 from passk_lab.io._rewards import decide
 
 __all__ = ["TAU_BENCH_DOMAINS", "read_tau_bench"]
@@ -26,7 +28,8 @@ TAU_BENCH_DOMAINS = ("airline", "retail", "telecom")
 
 _NAME = re.compile(rf"^(?P<model>.+)-(?P<domain>{'|'.join(TAU_BENCH_DOMAINS)})$")
 _GLOB = re.compile(r"[*?\[]")
-_LARGEST_RUN = int(np.iinfo(np.int64).max)
+_INT64 = np.iinfo(np.int64)
+_LARGEST_RUN = int(_INT64.max)
 
 
 def read_tau_bench(
@@ -155,7 +158,7 @@ def _read_file(file: Path, model: str | None, domain: str | None) -> pd.DataFram
     for number, record in enumerate(records):
         where = _where(file, number, record)
         if not isinstance(record, dict):
-            raise ValueError(f"{where}: a record must be a JSON object, got {_kind(record)}")
+            raise ValueError(f"{where}: a record must be a JSON object, got {json_kind(record)}")
         tasks.append(_task(record, where))
         trials.append(_trial(record, where))
         rewards[number] = _reward(record, where)
@@ -214,7 +217,7 @@ def _records(file: Path) -> list[Any]:
     if not isinstance(records, list):
         raise ValueError(
             f"{file}: expected a JSON list of run records (tau-bench's results format), "
-            f"got {_kind(records)}"
+            f"got {json_kind(records)}"
         )
     if not records:
         raise ValueError(
@@ -230,8 +233,15 @@ def _task(record: dict[str, Any], where: str) -> int | str:
         raise ValueError(f"{where}: no task_id; every run needs the task it belongs to")
     if isinstance(task, bool) or not isinstance(task, int | str):
         raise ValueError(
-            f"{where}: task_id is {task!r}, {_kind(task)}; tau-bench numbers its tasks 0, 1, "
+            f"{where}: task_id is {task!r}, {json_kind(task)}; tau-bench numbers its tasks 0, 1, "
             f"2, ... (an integer; a string is read as its text)"
+        )
+    if isinstance(task, str):
+        return encodable(task)
+    if not _INT64.min <= task <= _INT64.max:
+        raise ValueError(
+            f"{where}: task_id is {task}, an integer too large for int64; write such a task_id "
+            f'as a JSON string ("{task}")'
         )
     return task
 
@@ -248,8 +258,8 @@ def _check_id_kinds(frames: list[pd.DataFrame]) -> None:
             row = other[0]
             raise ValueError(
                 f"{frames[0]['file'].iloc[0]}, record 0 has task_id {first!r}, "
-                f"{_kind(first)}, and {frame['file'].iloc[row]}, record {row} has "
-                f"{tasks[row]!r}, {_kind(tasks[row])}; one task "
+                f"{json_kind(first)}, and {frame['file'].iloc[row]}, record {row} has "
+                f"{tasks[row]!r}, {json_kind(tasks[row])}; one task "
                 f"spelled both ways would count as two: write every task_id as an integer, "
                 f"as tau-bench does"
             )
@@ -301,16 +311,3 @@ def _where(file: Path, number: int, record: object) -> str:
     if isinstance(record, dict) and record.get("task_id") is not None:
         return f"{file}, record {number} (task_id {record['task_id']!r})"
     return f"{file}, record {number}"
-
-
-def _kind(value: object) -> str:
-    names = {
-        dict: "an object",
-        list: "a list",
-        str: "a string",
-        int: "an integer",
-        float: "a float",
-        bool: "a boolean",
-        type(None): "null",
-    }
-    return names.get(type(value), f"a {type(value).__name__}")
