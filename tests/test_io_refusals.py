@@ -133,17 +133,18 @@ def test_a_file_without_runs_is_refused_naming_it(tmp_path, name, data, message)
 
 
 @pytest.mark.parametrize(
-    ("name", "data", "row"),
+    ("name", "data", "where"),
     [
-        ("runs.csv", b"task,run,reward\na,0,1.0\nb,1,0.", 1),
-        ("runs.csv", b"task,reward\na,1.0\nb,0.", 1),
-        ("runs.jsonl", b'{"task":"a","reward":1.0}\n{"task":"b","reward":0}', 1),
+        ("runs.csv", b"task,run,reward\na,0,1.0\nb,1,0.", "row 1 (line 3)"),
+        ("runs.csv", b"task,reward\na,1.0\n\nb,0.", "row 1 (line 4)"),
+        ("runs.jsonl", b'{"task":"a","reward":1.0}\n{"task":"b","reward":0}', "line 2"),
+        ("runs.jsonl", b'{"task":"a","reward":1.0}\n\n{"task":"b","reward":0}', "line 3"),
     ],
 )
-def test_a_file_without_a_final_line_break_is_read_with_a_warning(tmp_path, name, data, row):
+def test_a_file_without_a_final_line_break_is_read_with_a_warning(tmp_path, name, data, where):
     path = tmp_path / name
     path.write_bytes(data)
-    message = re.escape(f"{path}, row {row}: the file does not end with a line break")
+    message = re.escape(f"{path}, {where}: the file does not end with a line break")
     with pytest.warns(UserWarning, match=message):
         runs = read_runs(path, threshold=0)
     assert len(runs) == 2

@@ -144,12 +144,30 @@ def test_missing_or_conflicting_columns_are_refused(tmp_path, columns, options, 
 @pytest.mark.parametrize(
     ("columns", "message"),
     [
-        ({"task": ["a", None, "b"], "passed": [True] * 3}, r"runs\.csv, row 1: task is missing"),
-        ({"task": [1, 2, 3], "passed": [True, None, True]}, r"runs\.csv, row 1: passed is missing"),
-        ({"task": [1, 2, 3], "reward": [1.0, None, 1]}, r"runs\.csv, row 1: reward is missing"),
-        ({"task": [1, 2, 3], "reward": [1, 0, 1.5]}, r"runs\.csv, row 2: reward is 1\.5, outside"),
-        ({"task": [1, 2, 3], "reward": [1, "x", 0]}, r"runs\.csv, row 1: reward is 'x', not a num"),
-        ({"task": [1, 2, 3], "run": [0, None, 1], "passed": [True] * 3}, r"row 1: run is missing"),
+        (
+            {"task": ["a", None, "b"], "passed": [True] * 3},
+            r"runs\.csv, row 1 \(line 3\): task is missing",
+        ),
+        (
+            {"task": [1, 2, 3], "passed": [True, None, True]},
+            r"runs\.csv, row 1 \(line 3\): passed is missing",
+        ),
+        (
+            {"task": [1, 2, 3], "reward": [1.0, None, 1]},
+            r"runs\.csv, row 1 \(line 3\): reward is missing",
+        ),
+        (
+            {"task": [1, 2, 3], "reward": [1, 0, 1.5]},
+            r"runs\.csv, row 2 \(line 4\): reward is 1\.5, outside",
+        ),
+        (
+            {"task": [1, 2, 3], "reward": [1, "x", 0]},
+            r"runs\.csv, row 1 \(line 3\): reward is 'x', not a num",
+        ),
+        (
+            {"task": [1, 2, 3], "run": [0, None, 1], "passed": [True] * 3},
+            r"row 1 \(line 3\): run is missing",
+        ),
     ],
 )
 def test_a_bad_row_is_refused_naming_file_row_and_column(tmp_path, columns, message):
@@ -159,7 +177,9 @@ def test_a_bad_row_is_refused_naming_file_row_and_column(tmp_path, columns, mess
 
 def test_a_mapped_reward_is_named_as_in_the_file(tmp_path):
     path = table(tmp_path, task=[1, 2], score=[0.5, 7.0])
-    with pytest.raises(ValueError, match=r"row 1: score is 7\.0, outside \[0, 1\].*threshold="):
+    with pytest.raises(
+        ValueError, match=r"row 1 \(line 3\): score is 7\.0, outside \[0, 1\].*threshold="
+    ):
         read_runs(path, reward="score")
     assert read_runs(path, reward="score", threshold=5)["passed"].tolist() == [False, True]
 
@@ -399,6 +419,7 @@ def plain_records(rng: np.random.Generator) -> list[dict[str, object]]:
         "text": lambda: "".join(rng.choice(list("abxyzé-_ "), size=rng.integers(1, 5))),
     }
     kinds = {field: draw[rng.choice(list(draw))] for field in FIELDS}
+    kinds["task"] = draw[rng.choice(["int", "text"])]  # an id of another kind is refused
     records = [{field: kind() for field, kind in kinds.items()}]  # every field at least once
     for _ in range(rng.integers(0, 6)):
         chances = rng.random(len(kinds))
@@ -477,23 +498,29 @@ def assert_refused_as_before(monkeypatch, path, message):
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (lines('{"task":1,"passed":true}', '{"passed":true}'), r", row 1: task is missing"),
+        (lines('{"task":1,"passed":true}', '{"passed":true}'), r", line 2: task is missing"),
         (
             lines('{"task":1,"passed":true}', '{"task":null,"passed":true}'),
-            r", row 1: task is miss",
+            r", line 2: task is miss",
         ),
-        (lines('{"task":1,"passed":true}', '{"task":2}'), r", row 1: passed is missing"),
-        (lines('{"task":1,"reward":1}', '{"task":2}'), r", row 1: reward is missing"),
-        (lines('{"task":1,"reward":1}', '{"task":2,"reward":"x"}'), r", row 1: reward is 'x', not"),
+        (lines('{"task":1,"passed":true}', '{"task":2}'), r", line 2: passed is missing"),
+        (lines('{"task":1,"reward":1}', '{"task":2}'), r", line 2: reward is missing"),
+        (
+            lines('{"task":1,"reward":1}', '{"task":2,"reward":"x"}'),
+            r", line 2: reward is 'x', not",
+        ),
         (
             lines('{"task":1,"reward":1}', '{"task":2,"reward":1.5}'),
-            r", row 1: reward is 1\.5, out",
+            r", line 2: reward is 1\.5, out",
         ),
         (
             lines('{"task":1,"reward":1}', '{"task":2,"reward":[1]}'),
-            r", row 1: reward is \[1\], not",
+            r", line 2: reward is \[1\], not",
         ),
-        (lines('{"task":1,"run":0,"passed":true}', '{"task":1,"passed":true}'), r", row 1: run is"),
+        (
+            lines('{"task":1,"run":0,"passed":true}', '{"task":1,"passed":true}'),
+            r", line 2: run is",
+        ),
         (
             lines('{"id":1,"passed":true}'),
             r": no task column \(its columns are \['id', 'passed'\]\)",
@@ -586,10 +613,10 @@ def test_csv_task_ids_are_the_text_of_each_cell(tmp_path, ids):
 def test_csv_task_ids_that_are_empty_are_missing_and_other_columns_keep_pandas_missing(tmp_path):
     path = tmp_path / "runs.csv"
     path.write_text('task,reward\nNA,1.0\n"",0.0\n')
-    with pytest.raises(ValueError, match=r"runs\.csv, row 1: task is missing"):
+    with pytest.raises(ValueError, match=r"runs\.csv, row 1 \(line 3\): task is missing"):
         read_runs(path)
     path.write_text("task,reward\nNA,1.0\nnull,NA\n")
-    with pytest.raises(ValueError, match=r"runs\.csv, row 1: reward is missing"):
+    with pytest.raises(ValueError, match=r"runs\.csv, row 1 \(line 3\): reward is missing"):
         read_runs(path)
 
 
@@ -625,14 +652,15 @@ def test_json_lines_integer_ids_are_int64_on_either_path(monkeypatch, tmp_path):
 @pytest.mark.parametrize(
     ("ids", "message"),
     [
-        ([1, "1"], r"row 1: task is '1', a string, but in row 0 it is 1, a number"),
-        (["a", 2], r"row 1: task is 2, a number, but in row 0 it is 'a', a string"),
-        ([1, True], r"row 1: task is True, a boolean, but in row 0 it is 1, a number"),
-        ([1, 1.5], r"row 1: task is 1\.5, a number with a fraction"),
-        ([1.1, 1.1], r"row 0: task is 1\.1, a number with a fraction"),
-        ([10**19, 10**19], r"row 0: task is 10000000000000000000, an integer too large"),
-        (["a", ["a"]], r"row 1: task is \['a'\], a list; a task is one value"),
-        (["a", {"id": "a"}], r"row 1: task is \{'id': 'a'\}, an object; a task is one value"),
+        ([1, "1"], r"line 2: task is '1', text, but on line 1 it is 1, an integer"),
+        (["a", 2], r"line 2: task is 2, an integer, but on line 1 it is 'a', text"),
+        ([1, True], r"line 2: task is True, a boolean; .* write ids as strings"),
+        ([1, 1.5], r"line 2: task is 1\.5, a number with a fraction or an exponent"),
+        ([1.1, 1.1], r"line 1: task is 1\.1, a number with a fraction or an exponent"),
+        ([10**19, 10**19], r"line 1: task is 10000000000000000000, an integer too large"),
+        ([1, 10**19], r"line 2: task is 10000000000000000000, an integer too large"),
+        (["a", ["a"]], r"line 2: task holds a list \(\['a'\]\); an id must be a plain"),
+        (["a", {"id": "a"}], r"line 2: task holds a dict \(\{'id': 'a'\}\); an id must be"),
     ],
 )
 def test_json_lines_task_ids_that_two_spellings_would_split_or_merge_are_refused(
@@ -646,8 +674,8 @@ def test_json_lines_task_ids_that_two_spellings_would_split_or_merge_are_refused
 @pytest.mark.parametrize(
     ("records", "options", "message"),
     [
-        ([{"task": "a", "model": ["m"], "passed": True}], {"by": "model"}, r"row 0: model is \["),
-        ([{"task": "a", "run": [0], "passed": True}], {}, r"row 0: run is \[0\], a list"),
+        ([{"task": "a", "model": ["m"], "passed": True}], {"by": "model"}, r"line 1: model holds"),
+        ([{"task": "a", "run": [0], "passed": True}], {}, r"line 1: run holds a list \(\[0\]\)"),
     ],
 )
 def test_a_group_or_run_holding_several_values_is_refused(tmp_path, records, options, message):
@@ -662,7 +690,7 @@ def test_parquet_task_ids_keep_the_files_type_and_lists_are_refused(tmp_path):
     pd.DataFrame({"task": [7, 7, 10], "passed": [True, False, True]}).to_parquet(path)
     assert read_runs(path)["task"].tolist() == [7, 7, 10]
     pd.DataFrame({"task": [[1], [2]], "passed": [True, False]}).to_parquet(path)
-    with pytest.raises(ValueError, match=r"runs\.parquet, row 0: task is .*, a list; a task is"):
+    with pytest.raises(ValueError, match=r"runs\.parquet, row 0: task holds a ndarray"):
         read_runs(path)
 
 
@@ -676,3 +704,118 @@ def test_without_a_parquet_engine_the_message_names_the_extra_and_the_reason(mon
     monkeypatch.setattr(pd, "read_parquet", no_engine)
     with pytest.raises(ImportError, match=r"usable engine.*pip install 'passk-lab\[parquet\]'"):
         read_runs(path)
+
+
+# --- ids as written: whole floats, booleans, lone surrogates, groups -------------------------
+
+
+def jsonl(tmp_path, *texts):
+    """A JSON Lines file of these lines, written as they are (``1.0`` stays ``1.0``)."""
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(f"{text}\n" for text in texts))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("texts", "message"),
+    [
+        (
+            ['{"task":1e20,"passed":true}'],
+            r", line 1: task is 1e\+20, a number with a fraction or ",
+        ),
+        (['{"task":1.0,"passed":true}', '{"task":2,"passed":true}'], r", line 1: task is 1\.0, a"),
+        (['{"task":1,"passed":true}', '{"task":1.0,"passed":true}'], r", line 2: task is 1\.0, a"),
+        (['{"task":1,"passed":true}', '{"task":1E2,"passed":true}'], r", line 2: task is 100\.0, "),
+        (
+            ['{"task":true,"passed":true}', '{"task":false,"passed":true}'],
+            r", line 1: task is True",
+        ),
+        (['{"task":"a","passed":true}', '{"task":false,"passed":true}'], r", line 2: task is Fals"),
+    ],
+)
+def test_json_ids_written_as_floats_or_booleans_are_refused_by_name(
+    monkeypatch, tmp_path, texts, message
+):
+    path = jsonl(tmp_path, *texts)
+    assert_refused_as_before(
+        monkeypatch, path, message + r".*write ids as strings .*or as integers"
+    )
+
+
+def test_json_lines_messages_name_the_line_of_the_file_past_blank_lines(monkeypatch, tmp_path):
+    path = jsonl(tmp_path, '{"task":1,"reward":1}', "", "  ", '{"task":2,"reward":"x"}')
+    assert_refused_as_before(monkeypatch, path, r", line 4: reward is 'x', not a number")
+    path = jsonl(tmp_path, '{"task":1,"passed":true}', "", '{"task":"1","passed":true}')
+    assert_refused_as_before(
+        monkeypatch, path, r", line 3: task is '1', text, but on line 1 it is 1, an integer"
+    )
+    path = jsonl(tmp_path, "", '{"task":"a","passed":true}', '{"task":["a"],"passed":true}')
+    assert_refused_as_before(monkeypatch, path, r", line 3: task holds a list \(\['a'\]\)")
+
+
+def test_csv_messages_name_the_row_and_its_line(tmp_path):
+    path = tmp_path / "runs.csv"
+    path.write_text("task,reward\na,1\n\nb,x\n")
+    with pytest.raises(ValueError, match=r"runs\.csv, row 1 \(line 4\): reward is 'x'"):
+        read_runs(path)
+    path.write_text('task,reward\n"a\nb",1\nc,x\n')  # a quoted cell over two lines
+    with pytest.raises(ValueError, match=r"runs\.csv, row 1 \(line 4\): reward is 'x'"):
+        read_runs(path)
+
+
+def test_json_ids_with_lone_surrogates_stay_apart_as_their_escapes(monkeypatch, tmp_path):
+    ids = ["a\ud800", "a\udbff", "\ud800", "\ud83d\ude00", "a\\ud800"]
+    path = tmp_path / "runs.jsonl"  # json.dumps writes each surrogate as its escape
+    path.write_text("".join(json.dumps({"task": task, "passed": True}) + "\n" for task in ids))
+    expected = ["a\\ud800", "a\\udbff", "\\ud800", "\U0001f600", "a\\ud800"]
+    runs = read_runs(path)
+    assert runs["task"].tolist() == expected
+    monkeypatch.setattr(_tables, "_json_lines_by_pyarrow", lambda file, texts: None)
+    pd.testing.assert_frame_equal(read_runs(path), runs)
+    assert pk.tally(runs)["task"].tolist() == ["a\\ud800", "a\\udbff", "\\ud800", "\U0001f600"]
+
+
+def test_a_valid_surrogate_pair_keeps_the_fast_path(tmp_path):
+    path = jsonl(tmp_path, '{"task":"\\ud83d\\ude00","passed":true}')
+    fast = _tables._json_lines_by_pyarrow(path, TEXTS)
+    assert fast is not None
+    assert fast["task"].tolist() == ["\U0001f600"]
+
+
+def test_the_texts_read_as_missing_are_pandas_own():
+    parsers = pytest.importorskip("pandas._libs.parsers")
+    if not hasattr(parsers, "STR_NA_VALUES"):
+        pytest.skip("this pandas keeps its list of missing texts elsewhere")
+    assert _tables._NA_TEXTS == parsers.STR_NA_VALUES
+
+
+def test_csv_groups_are_read_as_text_as_task_ids_are(tmp_path):
+    path = tmp_path / "runs.csv"
+    path.write_text("task,model,passed\n1,007,true\n1,NA,false\n1,1.10,true\n")
+    runs = read_runs(path, by="model")
+    assert runs["model"].tolist() == ["007", "NA", "1.10"]
+    assert runs["run"].tolist() == [0, 0, 0]  # three groups, one run each
+    path.write_text("task,model,passed\n1,007,true\n1,,false\n")
+    with pytest.raises(ValueError, match=r"runs\.csv, row 1 \(line 3\): model is missing"):
+        read_runs(path, by="model")
+
+
+def test_json_groups_are_read_as_task_ids_are(tmp_path):
+    path = jsonl(
+        tmp_path, '{"task":1,"model":"007","passed":true}', '{"task":1,"model":"7","passed":true}'
+    )
+    runs = read_runs(path, by="model")
+    assert runs["model"].tolist() == ["007", "7"]
+    assert runs["run"].tolist() == [0, 0]
+    path = jsonl(tmp_path, '{"task":1,"model":1.5,"passed":true}')
+    with pytest.raises(ValueError, match=r"runs\.jsonl, line 1: model is 1\.5, a number with a"):
+        read_runs(path, by="model")
+    assert read_runs(path)["model"].tolist() == [1.5]  # not a group: read as pandas reads it
+
+
+def test_task_ids_stay_text_beside_a_column_of_dates(monkeypatch, tmp_path):
+    path = jsonl(tmp_path, '{"task":"007","note":"2024-01-01T00:00:00","passed":true}')
+    runs = read_runs(path)
+    assert runs["task"].tolist() == ["007"]
+    monkeypatch.setattr(_tables, "_json_lines_by_pyarrow", lambda file, texts: None)
+    pd.testing.assert_frame_equal(read_runs(path), runs)

@@ -20,9 +20,9 @@ from typing import Any
 import pandas as pd
 
 from passk_lab._choices import FORMATS
+from passk_lab._files import check_regular
 from passk_lab.harness import read_ledger
 from passk_lab.harness._ledger import FORMAT as LEDGER_FORMAT
-from passk_lab._files import check_regular
 from passk_lab.io._inspect_logs import read_inspect_log
 from passk_lab.io._tables import TABLE_SUFFIXES, read_runs
 from passk_lab.io._tau_bench import read_tau_bench

@@ -11,8 +11,8 @@ from urllib.parse import unquote, urlparse
 import numpy as np
 import pandas as pd
 
-from passk_lab._warnings import warn
 from passk_lab._files import check_regular
+from passk_lab._warnings import warn
 from passk_lab.io._rewards import decide
 
 if TYPE_CHECKING:

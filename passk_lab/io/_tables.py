@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
+import csv
+import functools
 import io
 import json
 import re
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from pandas.io.parsers.readers import (  # type: ignore[attr-defined]  # not in pandas' stubs
-    STR_NA_VALUES,  # the texts pandas' CSV reader reads as missing
-)
 
-from passk_lab._warnings import warn
+from passk_lab._data.rules import refuse_nested
 from passk_lab._files import check_regular, ends_with_line_break, read_text
+from passk_lab._warnings import warn
+from passk_lab.harness._ledger import encodable
+from passk_lab.io._json import json_kind
 from passk_lab.io._rewards import decide
 
 __all__ = ["TABLE_SUFFIXES", "read_runs"]
@@ -30,6 +32,14 @@ TABLE_SUFFIXES = {
     ".pq": "parquet",
 }
 """File suffixes :func:`read_runs` reads, and the format each one means."""
+
+_NA_TEXTS = frozenset(
+    {"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN"}
+    | {"<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"}
+)
+"""The texts pandas' CSV reader reads as missing by default: the list under ``na_values`` in
+the documentation of :func:`pandas.read_csv` (pandas 3.1), copied since pandas keeps its own
+copy private."""
 
 
 def read_runs(
@@ -62,8 +72,8 @@ def read_runs(
         [0, 1]. Only for a reward; a file with a ``passed`` column is read as
         it is.
     by : str or sequence of str, optional
-        Grouping columns (such as ``model``); only used to number runs when
-        the file has no ``run`` column.
+        Grouping columns (such as ``model``), read as task ids are (see
+        Notes); used to number runs when the file has no ``run`` column.
 
     Returns
     -------
@@ -81,9 +91,12 @@ def read_runs(
         directory, a FIFO, a device) or cannot be read, the file is empty or
         has no rows, is not UTF-8 or cannot be parsed, a named column is
         absent, a required column is missing (or has a missing value), a task,
-        group or run holds a list or an object, JSON Lines task ids are of two
-        kinds or have a fraction, or a reward is refused; the message names
-        the file, the row and the column.
+        group or run holds a list or an object, JSON Lines task or group ids
+        are of two kinds, are numbers written with a fraction or an exponent
+        (``1.5``, ``1.0``, ``1e20``), booleans or integers past int64, or a
+        reward is refused; the message names the file, the place (a JSON
+        Lines file's line, a CSV file's row and line, a Parquet file's row)
+        and the column.
     FileNotFoundError
         If there is no such file.
 
@@ -95,15 +108,22 @@ def read_runs(
 
     Notes
     -----
-    Task ids are read as the file writes them. In a CSV file each id is the
-    cell's text, exactly (``007``, ``1.10``, ``NA`` and ``null`` are ids of
-    their own), and only an empty cell is missing. In a JSON Lines file an id
-    is a JSON string (its text, as written) or an integer: a number with a
-    fraction is refused (``1.1`` and ``1.10`` are one JSON number), and so is
-    a file with ids of two kinds (``1`` and ``"1"`` would be two tasks, ``1``
-    and ``true`` one). A Parquet file's ids keep the file's type. For
-    numbers, convert after reading: ``runs["task"] = runs["task"].astype(int)``.
-    The other columns are read as pandas reads them.
+    Task ids, and the groups named in `by`, are read as the file writes them.
+    In a CSV file each id is the cell's text, exactly (``007``, ``1.10``,
+    ``NA`` and ``null`` are ids of their own), and only an empty cell is
+    missing. In a JSON Lines file an id is a JSON string (its text, as
+    written; a lone surrogate such as ``"\ud800"`` is kept as that escape)
+    or an integer: a number written with a fraction or an exponent is
+    refused (``1.1`` and ``1.10`` are one JSON number, ``1.0`` and ``1``
+    too), and so are booleans, integers past int64 and a file with ids of
+    two kinds (``1`` and ``"1"`` would be two tasks). A Parquet file's ids
+    keep the file's type. For numbers, convert after reading:
+    ``runs["task"] = runs["task"].astype(int)``. The other columns are read
+    as pandas reads them.
+
+    Messages name the place in the file: a JSON Lines file's line (1 the
+    first, blank lines counted), a CSV file's row (0 the first below the
+    header) and the line it starts on, a Parquet file's row.
 
     A JSON Lines file of one object a line and plain values (numbers, text,
     true, false, null) is parsed by pyarrow's reader (pyarrow is a dependency,
@@ -147,24 +167,29 @@ def read_runs(
     size = check_regular(file, "runs file")
     if not size:
         raise ValueError(f"{file}: the file is empty; a runs table has one row per run")
-    loaded = _load(file, kind, task or "task")
+    groups = [by] if isinstance(by, str) else list(by or ())
+    loaded = _load(file, kind, (task or "task", *groups))
     if not len(loaded):
         header = ", only a header" if kind == "csv" else ""
         raise ValueError(f"{file}: no runs{header}; a runs table has one row per run")
+    where = _locator(file, kind)
     if kind != "parquet" and not ends_with_line_break(file, size):
         warn(
-            f"{_where(file, len(loaded) - 1)}: the file does not end with a line break, so this "
+            f"{where(len(loaded) - 1)}: the file does not end with a line break, so this "
             f"last row may have been cut short while the file was written; check it (a file "
             f"that ends with a line break reads without this warning)",
             UserWarning,
         )
     frame = _renamed(loaded, file, task=task, run=run, passed=passed, reward=reward)
-    groups = [by] if isinstance(by, str) else list(by or ())
     keys = ["task", *groups, *(["run"] if "run" in frame else [])]
-    _require_complete(frame, file, keys)
-    _check_keys(frame, file, keys)
+    _require_complete(frame, file, keys, where)
+    try:
+        refuse_nested(frame, keys)
+    except ValueError as exc:
+        raise _located(exc, file, where) from None
     if kind == "jsonl":
-        _check_json_ids(frame["task"], file)
+        for name in ["task", *groups]:
+            _check_json_ids(frame[name], name, where)
     from_reward = reward is not None or "passed" not in frame.columns
     if from_reward:
         if "reward" not in frame.columns:
@@ -174,9 +199,9 @@ def read_runs(
                 f"score with reward='...'"
             )
         frame["passed"] = decide(
-            _numbers(frame["reward"], file, reward or "reward"),
+            _numbers(frame["reward"], reward or "reward", where),
             threshold,
-            lambda row: _where(file, row),
+            where,
             field=reward or "reward",
         )
     else:
@@ -185,20 +210,20 @@ def read_runs(
                 f"{file}: threshold applies to a reward, and this file's verdicts are its passed "
                 f"column; to decide from the reward instead, give reward='<column>'"
             )
-        _require_complete(frame, file, ["passed"])
+        _require_complete(frame, file, ["passed"], where)
     if "run" not in frame.columns:
         frame["run"] = frame.groupby([*groups, "task"], sort=False).cumcount().astype(np.int64)
     return frame
 
 
-def _load(file: Path, kind: str, task: str) -> pd.DataFrame:
-    """Read a table; `task` names the file's column of task ids, read as :func:`read_runs` says."""
+def _load(file: Path, kind: str, ids: Sequence[str]) -> pd.DataFrame:
+    """Read a table; `ids` names the file's columns of task ids and groups, read as ids."""
     try:
         if kind == "csv":
-            return _csv(file, task)
+            return _csv(file, ids)
         if kind == "jsonl":
-            fast = _json_lines_by_pyarrow(file, (task,))
-            return _json_lines_by_pandas(file, (task,)) if fast is None else fast
+            fast = _json_lines_by_pyarrow(file, ids)
+            return _json_lines_by_pandas(file, ids) if fast is None else fast
         return pd.read_parquet(file)
     except ImportError as exc:
         raise ImportError(
@@ -213,72 +238,106 @@ def _load(file: Path, kind: str, task: str) -> pd.DataFrame:
         ) from exc
 
 
-def _csv(file: Path, task: str) -> pd.DataFrame:
-    """Read a CSV file as pandas does, but for its task ids: text as written, missing if empty.
+def _csv(file: Path, ids: Sequence[str]) -> pd.DataFrame:
+    """Read a CSV file as pandas does, but for its id columns: text as written, missing if empty.
 
     pandas' reader would read ``007`` as 7, ``1.10`` as 1.1 and ``NA`` or
-    ``null`` as missing; the task column keeps each cell's text, and only an
-    empty cell is missing. The other columns keep every text pandas reads as
-    missing.
+    ``null`` as missing; the columns named in `ids` (the task ids and the
+    groups) keep each cell's text, and only an empty cell is missing. The
+    other columns keep every text pandas reads as missing.
     """
     header = pd.read_csv(file, nrows=0).columns
-    if task not in header:
+    named = [name for name in header if name in ids]
+    if not named:
         return pd.read_csv(file)
-    missing = {name: [""] if name == task else list(STR_NA_VALUES) for name in header}
+    missing = {name: [""] if name in named else sorted(_NA_TEXTS) for name in header}
     frame = pd.read_csv(file, keep_default_na=False, na_values=missing)
-    if not pd.api.types.is_string_dtype(frame[task]):
-        # ids that all look like numbers or booleans: read their text again, that column alone
+    numeric = [name for name in named if not pd.api.types.is_string_dtype(frame[name])]
+    if numeric:
+        # ids that all look like numbers or booleans: read their text again, those columns alone
         # (asking for text up front makes pandas' reader twice as slow on every file)
         texts = pd.read_csv(
-            file, usecols=[task], dtype={task: "str"}, keep_default_na=False, na_values=[""]
+            file,
+            usecols=numeric,
+            dtype=dict.fromkeys(numeric, "str"),
+            keep_default_na=False,
+            na_values=[""],
         )
-        frame[task] = texts[task]
+        for name in numeric:
+            frame[name] = texts[name]
     return frame
 
 
-def _json_lines_by_pandas(file: Path, texts: Sequence[str]) -> pd.DataFrame:
-    """Read a JSON Lines file with pandas' own reader, which every refusal comes from.
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""A JSON escape of a surrogate, which pandas' reader drops when it stands alone."""
 
-    The columns named in `texts` keep the JSON values (no text is read as a
-    number), in the dtype :func:`_json_lines_by_pyarrow` gives them.
+
+def _json_lines_by_pandas(file: Path, ids: Sequence[str]) -> pd.DataFrame:
+    r"""Read a JSON Lines file with pandas' own reader, which every refusal comes from.
+
+    The columns named in `ids` keep the JSON values (no text is read as a
+    number), in the dtype :func:`_json_lines_by_pyarrow` gives them. Where
+    pandas' reader loses what was written -- it reads ``1`` as ``1.0`` in a
+    column that holds ``1.5``, and drops a lone surrogate (``"a\ud800"``
+    reads as ``"a"``) -- those columns are read again by Python's reader,
+    which keeps both: ``1`` stays an integer, and ``"a\ud800"`` the text
+    ``a\ud800``, as written (made encodable, the surrogate as its escape).
+    Only a file whose ids are neither all text nor all integers, or that
+    holds such an escape, pays for this.
     """
     frame = pd.read_json(
-        file, lines=True, precise_float=True, dtype=dict.fromkeys(texts, object) or True
+        file, lines=True, precise_float=True, dtype=dict.fromkeys(ids, object) or True
     )
-    for name in texts:
-        if name in frame.columns:
-            frame[name] = _json_values(frame[name])
+    named = [name for name in ids if name in frame.columns]
+    for name in named:
+        frame[name] = _json_ids(frame[name])
+    lost = [
+        name
+        for name in named
+        if not (frame[name].dtype == np.int64 or isinstance(frame[name].dtype, pd.StringDtype))
+    ]
+    if named and not lost and _SURROGATE.search(file.read_bytes()):
+        lost = named
+    if lost:
+        records = [json.loads(line) for _, line in _json_rows(file)]
+        for name in lost:
+            values = [_encodable_value(record.get(name)) for record in records]
+            frame[name] = _json_ids(pd.Series(values, index=frame.index, dtype=object))
     return frame
 
 
-def _json_values(values: pd.Series) -> pd.Series:
-    """Give a column of JSON values (dtype object) the dtype pyarrow's path gives it.
+def _encodable_value(value: object) -> object:
+    """Return a JSON value with lone surrogates in its text as backslash escapes."""
+    return encodable(value) if isinstance(value, str) else value
 
-    Text is text, integers are int64 and booleans bool; with a gap, numbers
-    and booleans are float64 (NaN for the gap, 1.0 for true), as is a column
-    of nulls, and whole floats are int64. A column of several kinds, nested
-    values or integers past int64 stays as it is (and :func:`_check_json_ids`
-    refuses it).
+
+def _json_ids(values: pd.Series) -> pd.Series:
+    """Give a column of JSON ids (dtype object) the dtype pyarrow's path gives it.
+
+    Text is text and integers are int64; numbers with a gap, or nulls alone,
+    are float64 (NaN for the gap: a missing id, which :func:`read_runs`
+    refuses). Any other column (of several kinds, of
+    numbers written with a fraction or an exponent, of booleans, of integers
+    past int64) stays as it is, for :func:`_check_json_ids` to refuse.
     """
     kind = pd.api.types.infer_dtype(values, skipna=True)
     if kind == "string":
         return values.astype("str")
-    if kind not in ("empty", "integer", "boolean", "floating", "mixed-integer-float"):
-        return values
-    if kind == "boolean" and not values.isna().any():
-        return values.astype(np.bool_)
-    if kind == "integer" and not values.isna().any():
+    if kind in ("empty", "integer", "floating", "mixed-integer-float") and values.isna().any():
+        return values.astype(np.float64)  # pandas' reader: a gap makes integers floats
+    if kind == "integer":
         try:
             return values.astype(np.int64)
         except OverflowError:
             return values
-    numbers = values.astype(np.float64)
-    return _whole_as_int(numbers, numbers)
     return values
 
 
 _INT64_END = 2.0**63
 """From this size on pandas reads an integer as uint64 or refuses it; pyarrow reads a float."""
+
+_INT64_MIN = -(2**63)
+"""The smallest int64; with :data:`_INT64_END`, the integers an id column of int64 holds."""
 
 _TINY = 1e-300
 """Below this size pandas refuses a number that underflows; pyarrow reads it (as 0 or as is)."""
@@ -287,12 +346,12 @@ _UNDERFLOW = re.compile(rb"[eE]-[0-9]{3}|0{200}")
 """A number literal that can underflow to 0 has an exponent of -100 or less, or 200 zeros."""
 
 
-def _json_lines_by_pyarrow(file: Path, texts: Sequence[str]) -> pd.DataFrame | None:
+def _json_lines_by_pyarrow(file: Path, ids: Sequence[str]) -> pd.DataFrame | None:
     """Read a JSON Lines file with pyarrow's reader into the frame pandas' reader gives, or None.
 
     pyarrow parses the file and pandas' conversions follow: a column of whole
     floats becomes int64, a column of numeric text becomes numbers (but for
-    the columns named in `texts`, which stay text), a boolean column with gaps
+    the columns named in `ids`, which stay text), a boolean column with gaps
     becomes 1.0, 0.0 and NaN. None -- read the file with
     :func:`_json_lines_by_pandas`, the fallback -- when pyarrow (a dependency)
     cannot be imported or refuses the file, when the file is anything but one
@@ -302,7 +361,9 @@ def _json_lines_by_pyarrow(file: Path, texts: Sequence[str]) -> pd.DataFrame | N
     text that is not UTF-8, a nested value, an integer past int64, a number that
     underflows, a column pandas reads as dates (named ``*_at``, ``*_time``,
     ``timestamp*``, ``date``, ...), column names it reads as numbers or dates,
-    no column at all.
+    no column at all; and a column of `ids` that is neither text nor integers
+    (a number written with a fraction or an exponent, a boolean), whose JSON
+    values pandas' reader keeps for the refusal to name.
     """
     try:
         import pyarrow as pa  # type: ignore[import-untyped]
@@ -329,15 +390,20 @@ def _json_lines_by_pyarrow(file: Path, texts: Sequence[str]) -> pd.DataFrame | N
             return None
         stamps = [field.name for field in table.schema if pa.types.is_timestamp(field.type)]
         if stamps:  # pyarrow reads ISO dates as timestamps, pandas keeps the text
-            texts = pa.schema([(name, pa.string()) for name in stamps])
-            options = pa_json.ParseOptions(explicit_schema=texts, unexpected_field_behavior="infer")
+            schema = pa.schema([(name, pa.string()) for name in stamps])
+            options = pa_json.ParseOptions(
+                explicit_schema=schema, unexpected_field_behavior="infer"
+            )
             try:
                 table = pa_json.read_json(pa.BufferReader(buffer), parse_options=options)
             except pa.ArrowException:
                 return None
             table = table.select(names)
         scalars = (pa.types.is_null, pa.types.is_boolean, pa.types.is_int64, pa.types.is_float64)
-        for column in table.columns:
+        id_kinds = (pa.types.is_null, pa.types.is_int64, pa.types.is_string)
+        for name, column in zip(names, table.columns, strict=True):
+            if name in ids and not any(is_kind(column.type) for is_kind in id_kinds):
+                return None  # booleans, or numbers written as floats: pandas' reader tells which
             if pa.types.is_string(column.type):
                 try:
                     column.validate(full=True)  # pyarrow lets bytes that are not UTF-8 through
@@ -350,7 +416,7 @@ def _json_lines_by_pyarrow(file: Path, texts: Sequence[str]) -> pd.DataFrame | N
         for name, column in zip(names, table.columns, strict=True):
             values = frame[name]
             if pa.types.is_string(column.type):
-                if name not in texts:
+                if name not in ids:
                     frame[name] = _numbers_as_pandas_reads_them(values)
                 continue
             if pa.types.is_float64(column.type):
@@ -500,7 +566,9 @@ def _renamed(frame: pd.DataFrame, file: Path, **columns: str | None) -> pd.DataF
     return renamed
 
 
-def _require_complete(frame: pd.DataFrame, file: Path, columns: list[str]) -> None:
+def _require_complete(
+    frame: pd.DataFrame, file: Path, columns: list[str], where: Callable[[int], str]
+) -> None:
     for column in columns:
         if column not in frame.columns:
             raise ValueError(
@@ -513,62 +581,53 @@ def _require_complete(frame: pd.DataFrame, file: Path, columns: list[str]) -> No
         if missing.any():
             row = int(np.flatnonzero(missing)[0])
             raise ValueError(
-                f"{_where(file, row)}: {column} is missing ({int(missing.sum())} row(s) have "
+                f"{where(row)}: {column} is missing ({int(missing.sum())} row(s) have "
                 f"none); every run needs one"
             )
 
 
-_NESTED = (list, dict, np.ndarray)
-"""What a JSON or Parquet cell holds when it holds several values: no task, group or run."""
+def _located(error: ValueError, file: Path, where: Callable[[int], str]) -> ValueError:
+    """Return the data core's refusal of a row (``... at row 3 ...``) placed in the file."""
+    message = str(error)
+    row = re.search(r" at row (\d+)", message)
+    if row is None:
+        return ValueError(f"{file}: {message}")
+    return ValueError(f"{where(int(row[1]))}: {message[: row.start()]}{message[row.end() :]}")
 
 
-def _check_keys(frame: pd.DataFrame, file: Path, columns: list[str]) -> None:
-    """Refuse a task, group or run column holding lists or objects, which name no one task."""
-    for column in columns:
-        values = frame[column]
-        if values.dtype != object:
-            continue
-        nested = values.map(lambda value: isinstance(value, _NESTED)).to_numpy(dtype=bool)
-        if nested.any():
-            row = int(np.flatnonzero(nested)[0])
-            raise ValueError(
-                f"{_where(file, row)}: {column} is {_value(values, row)!r}, "
-                f"{_kind(values.iloc[row])}; "
-                f"a {column} is one value (text or a number): write one in every row, or name "
-                f"another column with {column}='...'"
-            )
+def _check_json_ids(ids: pd.Series, name: str, where: Callable[[int], str]) -> None:
+    """Refuse ids of a JSON Lines file that two spellings of one id would split or merge.
 
-
-def _check_json_ids(tasks: pd.Series, file: Path) -> None:
-    """Refuse task ids of a JSON Lines file that two spellings of one id would split or merge.
-
-    A JSON id is a string (its text, as written) or an integer: not a number
-    with a fraction (``1.1`` and ``1.10`` are one number), and not a mix of
-    kinds in one file (``1`` and ``"1"`` would be two tasks, ``1`` and
-    ``true`` one).
+    A JSON id is text (as written) or an integer: not a number written with a
+    fraction or an exponent (``1.1`` and ``1.10`` are one number, ``1.0`` and
+    ``1`` too), not a boolean, and not a mix of kinds in one file (``1`` and
+    ``"1"`` would be two tasks).
     """
-    if tasks.dtype == np.float64:  # whole numbers are int64: here some have a fraction
-        row = int(np.flatnonzero(tasks.to_numpy() % 1 != 0)[0])
-        raise ValueError(
-            f"{_where(file, row)}: task is {_value(tasks, row)!r}, a number with a fraction; as "
-            f"JSON numbers 1.1 and 1.10 are one id: write task ids as JSON strings "
-            f'("1.1") or integers'
-        )
-    if tasks.dtype != object:
+    if ids.dtype != object:  # text or int64, as :func:`_json_ids` gives them
         return
-    kinds = tasks.map(_kind)
-    other = np.flatnonzero((kinds != kinds.iloc[0]).to_numpy())
-    if not other.size:  # one kind, integers past int64
+    kinds = ids.map(json_kind)
+    plain = kinds.isin(("text", "an integer")).to_numpy()
+    if not plain.all():
+        row = int(np.argmin(plain))
         raise ValueError(
-            f"{_where(file, 0)}: task is {_value(tasks, 0)!r}, an integer too large for int64; "
-            f"write such task ids as JSON strings"
+            f"{where(row)}: {name} is {_value(ids, row)!r}, {kinds.iloc[row]}; as JSON numbers "
+            f"1.1 and 1.10 are one id, 1.0 and 1 too, and a boolean is no id: write ids as "
+            f'strings ("1.1") or as integers'
+        )
+    other = np.flatnonzero((kinds != kinds.iloc[0]).to_numpy())
+    if not other.size:  # integers alone, some past int64
+        row = int(np.argmax(ids.map(lambda value: not _INT64_MIN <= value < _INT64_END)))
+        raise ValueError(
+            f"{where(row)}: {name} is {_value(ids, row)!r}, an integer too large for int64; "
+            f"write such ids as JSON strings"
         )
     row = int(other[0])
+    first = where(0).rsplit(", ", 1)[1]  # "line 1"
     raise ValueError(
-        f"{_where(file, row)}: task is {_value(tasks, row)!r}, {kinds.iloc[row]}, but in row 0 it "
-        f"is {_value(tasks, 0)!r}, {kinds.iloc[0]}; ids of two kinds would split one task in two "
-        f'(1 and "1") or merge two (1 and true): write every task id as a JSON string, or '
-        f"every one as an integer"
+        f"{where(row)}: {name} is {_value(ids, row)!r}, {kinds.iloc[row]}, but on "
+        f"{first} it is {_value(ids, 0)!r}, {kinds.iloc[0]}; ids of two "
+        f'kinds would split one id in two (1 and "1"): write ids as strings or as integers, '
+        f"one kind in the file"
     )
 
 
@@ -577,28 +636,59 @@ def _value(column: pd.Series, row: int) -> object:
     return column.iloc[row : row + 1].tolist()[0]
 
 
-def _kind(value: object) -> str:
-    """Name the kind of a JSON value, as a message puts it."""
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool | np.bool_):
-        return "a boolean"
-    if isinstance(value, int | float | np.number):
-        return "a number"
-    return "an object" if isinstance(value, dict) else "a list"
-
-
-def _numbers(column: pd.Series, file: Path, field: str) -> pd.Series:
+def _numbers(column: pd.Series, field: str, where: Callable[[int], str]) -> pd.Series:
     numbers = pd.to_numeric(column, errors="coerce")
     unreadable = (numbers.isna() & column.notna()).to_numpy()
     if unreadable.any():
         row = int(np.flatnonzero(unreadable)[0])
         raise ValueError(
-            f"{_where(file, row)}: {field} is {column.iloc[row]!r}, not a number; "
+            f"{where(row)}: {field} is {column.iloc[row]!r}, not a number; "
             f"a reward must be a number (give passed= for a column of verdicts)"
         )
     return numbers
 
 
-def _where(file: Path, row: int) -> str:
-    return f"{file}, row {row}"
+def _locator(file: Path, kind: str) -> Callable[[int], str]:
+    """Return how messages name a row of the table read from `file` (0 the first).
+
+    A JSON Lines message names the line of the file (1 the first); a CSV
+    message the row of the table (0 the first, below the header) and its
+    line; a Parquet message the row.
+    """
+    if kind == "parquet":
+        return lambda row: f"{file}, row {row}"
+    lines = functools.cache(lambda: (_csv_lines if kind == "csv" else _json_lines)(file))
+    if kind == "csv":
+        return lambda row: f"{file}, row {row} (line {lines()[row]})"
+    return lambda row: f"{file}, line {lines()[row]}"
+
+
+def _json_lines(file: Path) -> list[int]:
+    """Return the line (1 the first) of each row of a JSON Lines file."""
+    return [number for number, _ in _json_rows(file)]
+
+
+def _json_rows(file: Path) -> list[tuple[int, str]]:
+    """Return the lines of a JSON Lines file that pandas' reader reads, with their numbers.
+
+    pandas' reader skips a blank line, or one of spaces.
+    """
+    lines = read_text(file).split("\n")
+    return [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
+
+
+def _csv_lines(file: Path) -> list[int]:
+    """Return the line (1 the first) each row of a CSV file starts on, below its header.
+
+    pandas' reader skips blank lines (and lines of spaces); a quoted cell may
+    hold line breaks, so a row may take several lines.
+    """
+    starts = []
+    with file.open(encoding="utf-8", newline="") as text:
+        reader = csv.reader(text)
+        end = 0
+        for record in reader:
+            if record and (len(record) > 1 or record[0].strip()):
+                starts.append(end + 1)
+            end = reader.line_num
+    return starts[1:]
