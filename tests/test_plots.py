@@ -352,7 +352,7 @@ def test_ids_and_group_names_with_dollars_are_drawn_as_they_are():
 
 
 def test_many_runs_get_a_few_labelled_ticks_not_one_each():
-    runs_per_task = 500
+    runs_per_task = 2 * plots._style.MOST_TICKS + 10
     runs = pd.DataFrame(
         {
             "task": np.repeat([0, 1], runs_per_task),
@@ -360,13 +360,13 @@ def test_many_runs_get_a_few_labelled_ticks_not_one_each():
             "passed": np.arange(2 * runs_per_task) % 3 == 0,
         }
     )
-    ax = plots.outcome_heatmap(runs)
+    ax = plots.outcome_heatmap(runs, ax=plt.subplots(figsize=(3, 2))[1])
     ticks = ax.get_xticks()
     assert 2 <= len(ticks) <= plots._style.MOST_TICKS + 1
     assert set(ticks) <= set(range(runs_per_task))
     labels = [label.get_text() for label in ax.get_xticklabels()]
     assert labels == [str(int(tick)) for tick in ticks]  # the run ids at those places
-    fig, hist = plt.subplots()
+    fig, hist = plt.subplots(figsize=(3, 2))
     plots.success_histogram(pk.success_counts(runs), ax=hist)
     fig.canvas.draw()
     assert len(hist.get_xticks()) <= plots._style.MOST_TICKS + 1

@@ -16,6 +16,7 @@ from conftest import TAU_BENCH
 import passk_lab as pk
 from passk_lab.cli import main
 from passk_lab.report import export, labelled, metadata, to_html, to_latex, to_markdown
+from passk_lab.report._page import _slugs
 from passk_lab.report._tables import guard_formulas
 
 TODAY = datetime.now(UTC).date().isoformat()
@@ -437,7 +438,7 @@ def test_csv_quotes_text_a_spreadsheet_would_run_and_leaves_numbers_alone(tmp_pa
 
 def test_the_report_and_analyze_guard_their_csv_unless_told_not_to(tmp_path, capsys):
     path = tmp_path / "runs.csv"
-    runs = pk.simulate_coin(tasks=10, k=2, seed=1)[["task", "run", "passed"]]
+    runs = pk.simulate_coin(tasks=2, k=2, seed=1)[["task", "run", "passed"]]
     runs.assign(model="=1+1").to_csv(path, index=False)
     args = ["analyze", str(path), "--by", "model", "--to", "csv"]
     assert main(args) == 0
@@ -449,7 +450,7 @@ def test_the_report_and_analyze_guard_their_csv_unless_told_not_to(tmp_path, cap
 
 
 def test_report_refuses_a_folder_it_did_not_write_unless_forced(tmp_path, capsys):
-    runs = pk.simulate_coin(tasks=10, k=2, seed=1)
+    runs = pk.simulate_coin(tasks=2, k=2, seed=1)
     path = tmp_path / "runs.csv"
     runs.to_csv(path, index=False)
     out = tmp_path / "mine"
@@ -465,15 +466,16 @@ def test_report_refuses_a_folder_it_did_not_write_unless_forced(tmp_path, capsys
     with pytest.raises(ValueError, match="holds files no passk_lab report wrote"):
         pk.report.write_report(runs, out)
     assert main(["report", str(path), "--out", str(out), "--force"]) == 0
-    assert (out / "curve.csv").read_text().startswith("# tasks: 10")
+    assert (out / "curve.csv").read_text().startswith("# tasks: 2")
 
 
 def test_report_replaces_its_own_files_and_removes_its_stale_ones(tmp_path):
     out = tmp_path / "out"
-    first = pk.report.write_report(pk.io.read_tau_bench(TAU_BENCH / "gpt-4o-airline.json"), out)
+    runs = pk.simulate_coin(tasks=2, k=2, seed=1)[["task", "run", "passed"]]  # records no errors
+    errored = runs.assign(passed=[False, True, True, True], error=["RateLimitError", *[None] * 3])
+    first = pk.report.write_report(errored, out)
     assert "errors.csv" in {path.name for path in first}
     (out / "notes.txt").write_text("mine\n")  # a file of the user's, beside the report
-    runs = pk.simulate_coin(tasks=10, k=2, seed=1)[["task", "run", "passed"]]  # records no errors
     second = pk.report.write_report(runs, out)  # the folder is the first report's: no force
     names = {path.name for path in second}
     assert "errors.csv" not in names
@@ -482,16 +484,41 @@ def test_report_replaces_its_own_files_and_removes_its_stale_ones(tmp_path):
     assert manifest["files"] == sorted(names)
 
 
+def test_every_group_gets_its_own_short_file_name_in_any_case():
+    groups = ["gpt 4", "gpt/4", "g" * 300, "g" * 299 + "h", "plain-name", "GPT_4", "gpt_4"]
+    slugs = _slugs([(name,) for name in groups], ["model"])
+    assert len({slug.lower() for slug in slugs}) == len(groups)  # macOS and Windows too
+    assert slugs[4] == "model-plain-name"  # a name a file can hold is kept as it is
+    for slug in [*slugs[:4], *slugs[5:]]:
+        assert re.fullmatch(r"model-[\w.=-]+-[0-9a-f]{10}", slug)
+    assert max(map(len, slugs)) <= 56
+
+
 def test_report_gives_every_group_its_own_short_file_names(tmp_path):
-    groups = ["gpt 4", "gpt/4", "g" * 300, "g" * 299 + "h", "plain-name"]
+    groups = ["GPT_4", "gpt_4"]  # one file on a file system that ignores case, unless hashed
     runs = pd.concat(
         [
-            pk.simulate_coin(tasks=4, k=2, seed=seed).assign(model=name)
+            pk.simulate_coin(tasks=2, k=2, seed=seed).assign(model=name)
             for seed, name in enumerate(groups)
         ]
     )
-    written = pk.report.write_report(runs, tmp_path, by="model", n_resamples=100)
+    written = pk.report.write_report(runs, tmp_path, by="model")
+    assert len({path.name.lower() for path in written}) == len(written)
     heatmaps = [path.name for path in written if path.name.startswith("outcome_heatmap")]
-    assert len(set(heatmaps)) == 2 * len(groups)  # a PNG and an SVG for every group
-    assert "outcome_heatmap-model-plain-name.png" in heatmaps
-    assert max(len(path.name) for path in written) <= 80
+    assert len(heatmaps) == 2 * len(groups)  # a PNG and an SVG for every group
+    assert {path.name for path in tmp_path.iterdir()} == {
+        *(path.name for path in written),
+        ".passk-report.json",
+    }
+
+
+def test_a_report_of_many_runs_shows_every_k_to_20_then_a_1_2_5_series(tmp_path):
+    runs = pk.simulate_coin(p=0.9, tasks=3, k=60, seed=1)
+    pk.report.write_report(runs, tmp_path)
+    shown = [*range(1, 21), 50, 60]  # and the largest n; past it only predictions, not tabled
+    curve = pd.read_csv(tmp_path / "curve.csv", comment="#")
+    assert curve["k"].tolist() == shown
+    expected = pk.reliability_curve(runs, shown)
+    np.testing.assert_allclose(curve["pass_pow_k"], expected["pass_pow_k"], rtol=1e-12)
+    page = Page((tmp_path / "report.html").read_text())
+    assert len(page.tables[0]) == 1 + len(shown)  # the header and one row per k

@@ -14,6 +14,8 @@ import hashlib
 import html
 import json
 import re
+import warnings
+from collections import Counter
 from collections.abc import Callable, Hashable, Iterable
 from functools import partial
 from pathlib import Path
@@ -45,6 +47,26 @@ _SLUG_LIMIT = 56
 longest name, stays within 80 characters on every file system."""
 _HASH_LENGTH = 10
 """Hex digits of the hash that sets apart groups whose names a file name cannot keep."""
+_EVERY_K = 20
+"""A report shows every k up to this; above it, only the ks of a 1-2-5 series (see _shown_ks)."""
+
+
+def _shown_ks(most: int) -> list[int]:
+    """Return the ks a report shows when a task has at most `most` runs, predictions included.
+
+    Every k up to :data:`_EVERY_K`; above it 50, 100, 200, 500, 1000, ...;
+    and `most` and twice `most` (at least 10) themselves, so that a table
+    stays a few dozen rows however many runs a task has.
+
+    >>> _shown_ks(5)
+    [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+    >>> _shown_ks(300)[18:]
+    [19, 20, 50, 100, 200, 300, 500, 600]
+    """
+    last = max(2 * most, 10)
+    series = (step * 10**power for power in range(1, len(str(last))) for step in (1, 2, 5))
+    shown = {*range(1, min(_EVERY_K, last) + 1), *series, max(most, 1), last}
+    return sorted(k for k in shown if k <= last)
 
 
 def _slugs(keys: list[tuple[Hashable, ...]], by: list[str]) -> list[str]:
@@ -52,17 +74,19 @@ def _slugs(keys: list[tuple[Hashable, ...]], by: list[str]) -> list[str]:
 
     A group's ``name-value`` text keeps letters, digits, ``.``, ``=`` and
     ``-``, the rest turned into ``_``. Where that changed the text, cut it
-    short or gave two groups one name, a hash of the group's values follows,
-    so that ``gpt 4`` and ``gpt/4`` write two files.
+    short or gave two groups one name -- upper and lower case counted as one,
+    as macOS and Windows count them -- a hash of the group's values follows,
+    so that ``gpt 4`` and ``gpt/4``, or ``GPT-4`` and ``gpt-4``, write two
+    files each.
     """
     texts = [
         "-".join(f"{name}-{value}" for name, value in zip(by, key, strict=True)) for key in keys
     ]
     plain = [re.sub(r"[^A-Za-z0-9.=-]+", "_", text) for text in texts]
-    taken = {slug: plain.count(slug) for slug in plain}
+    taken = Counter(slug.lower() for slug in plain)  # GPT_4 and gpt_4: one file on macOS
     slugs = []
     for key, text, slug in zip(keys, texts, plain, strict=True):
-        if slug == text and len(slug) <= _SLUG_LIMIT and taken[slug] == 1:
+        if slug == text and len(slug) <= _SLUG_LIMIT and taken[slug.lower()] == 1:
             slugs.append(slug)
             continue
         digest = hashlib.sha1(repr(key).encode("utf-8")).hexdigest()[:_HASH_LENGTH]
@@ -233,6 +257,17 @@ def write_report(
 
     Notes
     -----
+    A report is for reading, so its curve has a few dozen ks however many
+    runs a task has: every k up to 20, above it the 1-2-5 series (50, 100,
+    200, 500, 1000, ...), and the most runs of any task. The curve table
+    holds the ks some task has runs for; the decay curve also draws the
+    predictions (``p_pow_k``, ``betabinom_pow_k``) on the same series up to
+    twice the most runs (at least 10). With 5 runs a task that is every k
+    from 1 to 5 in the table and predictions to k = 10; with 20,000, the ks
+    1 to 20, 50, 100, ..., 10,000 and 20,000, and predictions to 40,000. For
+    other ks, call :func:`~passk_lab.reliability_curve` with them. The
+    ``success_counts`` table keeps one row per number of runs passed.
+
     A group's plots carry the group in their names: ``name-value`` with
     every character but letters, digits, ``.``, ``=`` and ``-`` turned into
     ``_``. Where that changes the name, or it is longer than 56 characters,
@@ -257,25 +292,25 @@ def write_report(
     >>> [name for name in names if name.endswith(".png")]
     ['decay_curve.png', 'success_histogram.png']
     """
-    from matplotlib.figure import Figure  # plots are drawn only for a report
-
-    from passk_lab import plots
-
     folder = Path(out)
     summary, states = _checked(runs, by, errors)  # the one check of the runs
     groups_by = list(summary.by)
     counted = summary.to_frame()
     recorded = summary.with_errors().to_frame()
-    curve = reliability_curve(
-        counted,
-        by=by,
-        errors=errors,
-        confidence_level=confidence_level,
-        method=method,
-        n_resamples=n_resamples,
-        rng=rng,
-        predict_to=max(2 * int(recorded["n"].max()), 10),
-    )
+    with warnings.catch_warnings():  # the ks past a group's runs are its predictions
+        warnings.filterwarnings(
+            "ignore", "no estimate for k = .*: no task has that many runs", RuntimeWarning
+        )
+        curve = reliability_curve(
+            counted,
+            _shown_ks(int(recorded["n"].max())),
+            by=by,
+            errors=errors,
+            confidence_level=confidence_level,
+            method=method,
+            n_resamples=n_resamples,
+            rng=rng,
+        )
     codes, labels = summary.groups()
     keys = list(labels.itertuples(index=False, name=None))
     fits, counts = [], []
@@ -304,6 +339,9 @@ def write_report(
     names.append("report.html")
     earlier = _claim(folder, names, force)
     _write_manifest(folder, [*earlier, *names])  # a report cut short leaves a folder still ours
+    from matplotlib.figure import Figure  # plots are drawn only once the folder is the report's
+
+    from passk_lab import plots
 
     written: list[Path] = []
     for name, table in tables.items():
