@@ -375,6 +375,9 @@ def test_a_damaged_ledger_is_refused(tmp_path, damage, message):
         ("started_at", "yesterday", "an ISO 8601 time with its UTC offset"),
         ("started_at", "2026-01-01T00:00:00", "an ISO 8601 time with its UTC offset"),
         ("started_at", 17, "an ISO 8601 time with its UTC offset"),
+        ("started_at", "0000-01-01T00:00:00.000000+00:00", "an ISO 8601 time"),  # no year 0
+        ("started_at", "2026-02-30T00:00:00.000000+00:00", "an ISO 8601 time"),
+        ("duration_s", float("nan"), "a number of seconds >= 0"),
     ],
 )
 def test_every_field_of_a_run_line_is_checked_when_read_and_when_resumed(
@@ -399,6 +402,36 @@ def test_every_field_of_a_run_line_is_checked_when_read_and_when_resumed(
         assert f"not {expected}" in str(refused.value)
         assert "delete it and resume=True runs that run again" in str(refused.value)
     assert path.read_bytes() == before
+
+
+def test_the_first_damaged_line_is_named_whatever_the_damage_after_it(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    evaluate(table_tasks(), K, ledger=path)
+    rows = path.read_text().splitlines()
+    rows[2] = rows[2].replace('"attempts":1', '"attempts":0')
+    rows[3] = rows[3][:-5]  # not JSON
+    path.write_text("\n".join(rows) + "\n")
+    with pytest.raises(ValueError, match=f"^line 3 of {path} .* field 'attempts' is 0"):
+        pk.read_ledger(path)
+
+
+def test_a_time_written_in_another_form_reads_as_the_same_moment(tmp_path):
+    """A ledger's times are read quickly in the form it writes them, and any other way too."""
+    path = tmp_path / "ledger.jsonl"
+    evaluate(table_tasks(), K, ledger=path)
+    rows = path.read_text().splitlines()
+    forms = ["2026-03-01T01:30:00.5+01:00", "2026-03-01T00:30:00.500000Z", "2026-03-01 00:30:00.5Z"]
+    for number, form in enumerate(forms, start=1):
+        run = json.loads(rows[number])
+        run["started_at"] = form
+        rows[number] = json.dumps(run)
+    path.write_text("\n".join(rows) + "\n")
+    started = pk.read_ledger(path).runs["started_at"]
+    moment = dt.datetime(2026, 3, 1, 0, 30, 0, 500_000, tzinfo=dt.UTC)
+    assert started.iloc[:3].tolist() == [moment] * 3  # task t0's runs 0 to 2
+    assert started.iloc[3:].tolist() == [
+        dt.datetime.fromisoformat(json.loads(row)["started_at"]) for row in rows[4:]
+    ]
 
 
 def test_a_run_line_without_a_field_names_it(tmp_path):

@@ -25,7 +25,10 @@ runs in flight:
 returns, with the header beside it. Reading and resuming check every field of
 every line in one place (:func:`_record` and :func:`_header`), so a line that
 reads one way reads the same way everywhere, and a wrong one is refused with
-its file, line and field.
+its file, line and field. The runs are first checked a column at a time
+(:func:`_runs_at_once`, several times quicker), which accepts only what those
+checks accept; a ledger it does not accept whole is read again line by line,
+and the first wrong line named.
 
 An evaluation holds an exclusive lock (``fcntl.flock``) on the ledger file
 itself for as long as it runs, and only appends to it; a second evaluation on
@@ -48,7 +51,9 @@ import functools
 import json
 import math
 import numbers
+import operator
 import os
+import re
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
@@ -149,7 +154,12 @@ def _encodable_json(value: Any) -> Any:
 def runs_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
     """Return the runs table of :class:`passk_lab.EvalResult` for `records`, in their order."""
     columns = list(zip(*records, strict=True)) if records else [()] * len(RunRecord._fields)
-    field = dict(zip(RunRecord._fields, columns, strict=True))
+    return _frame(dict(zip(RunRecord._fields, columns, strict=True)))
+
+
+def _frame(field: Mapping[str, Sequence[Any]]) -> pd.DataFrame:
+    """Return the runs table of the runs whose fields are the columns `field`."""
+    empty = not len(field["run"])
     error = [
         None if kind is None else kind + (f": {message}" if message else "")
         for kind, message in zip(field["error_type"], field["error_message"], strict=True)
@@ -157,7 +167,7 @@ def runs_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
     started = np.array(field["started_at_us"], dtype="int64").view("datetime64[us]")
     return pd.DataFrame(
         {
-            "task": pd.Series(field["task"], dtype=None if records else "object"),
+            "task": pd.Series(field["task"], dtype="object" if empty else None),
             "run": np.array(field["run"], dtype="int64"),
             "passed": np.array(field["passed"], dtype="bool"),
             "error": pd.Series(error, dtype="str"),
@@ -337,8 +347,12 @@ def _shown(value: object) -> str:
 
 class _Parsed(NamedTuple):
     header: dict[str, Any] | None
-    records: list[RunRecord]
+    runs: dict[str, Sequence[Any]]  # the fields of RunRecord, in its order, as columns
     complete_bytes: int  # length of the file up to the end of its last complete line
+
+    @property
+    def records(self) -> list[RunRecord]:
+        return list(map(RunRecord._make, zip(*self.runs.values(), strict=True)))
 
 
 def _parse(content: bytes, path: Path) -> _Parsed:
@@ -355,14 +369,31 @@ def _parse(content: bytes, path: Path) -> _Parsed:
         raise not_utf8(path, content, error) from None
     lines = text.splitlines()
     if not lines:
-        return _Parsed(None, [], 0)
+        return _Parsed(None, _columns([]), 0)
     head = _header(_json_line(lines[0], 1, path), path)
+    try:
+        contents = list(map(json.loads, lines[1:]))
+    except (ValueError, RecursionError):
+        contents = _json_lines(lines[1:], head, path)  # raises
+    runs = _runs_at_once(contents, head)
+    if runs is None:  # a line fails a check: find the first, and say what is wrong with it
+        runs = _columns(_runs_line_by_line(contents, head, path))
+    return _Parsed(head, runs, complete_bytes)
+
+
+def _columns(records: Sequence[RunRecord]) -> dict[str, Sequence[Any]]:
+    columns = zip(*records, strict=True) if records else [()] * len(RunRecord._fields)
+    return dict(zip(RunRecord._fields, columns, strict=True))
+
+
+def _runs_line_by_line(contents: list[Any], head: dict[str, Any], path: Path) -> list[RunRecord]:
+    """Check the run lines one by one, refusing the first that fails a check."""
     tasks, k = head["tasks"], head["k"]
     known = set(tasks)
     seen: set[tuple[Any, int]] = set()
     records = []
-    for number, line in enumerate(lines[1:], start=2):
-        record = _record(_json_line(line, number, path), number, path)
+    for number, content in enumerate(contents, start=2):
+        record = _record(content, number, path)
         key = (record.task, record.run)
         if record.task not in known or not 0 <= record.run < k:
             raise ValueError(
@@ -376,7 +407,7 @@ def _parse(content: bytes, path: Path) -> _Parsed:
             )
         seen.add(key)
         records.append(record)
-    return _Parsed(head, records, complete_bytes)
+    return records
 
 
 def _json_line(line: str, number: int, path: Path) -> Any:
@@ -384,6 +415,18 @@ def _json_line(line: str, number: int, path: Path) -> Any:
         return json.loads(line)
     except (ValueError, RecursionError) as exc:  # and a number of too many digits, or nesting
         raise ValueError(f"line {number} of {path} is not JSON ({exc}); {_DAMAGED}") from None
+
+
+def _json_lines(lines: list[str], head: dict[str, Any], path: Path) -> list[Any]:
+    """Read the run lines one by one, refusing the first damaged one (JSON or not)."""
+    contents = []
+    for number, line in enumerate(lines, start=2):
+        try:
+            contents.append(json.loads(line))
+        except (ValueError, RecursionError):
+            _runs_line_by_line(contents, head, path)  # a line before it is refused first
+            _json_line(line, number, path)
+    return contents
 
 
 def _wrong(path: Path, number: int, what: str, name: str, value: object, expected: str) -> str:
@@ -547,6 +590,73 @@ def _record(content: Any, number: int, path: Path) -> RunRecord:
     )
 
 
+def _types(column: Sequence[Any]) -> set[type]:
+    return set(map(type, column))
+
+
+# A time as run_line writes it: what numpy parses as fromisoformat does (both refuse a
+# 30 February or a 24th hour; numpy would read the year 0, which datetime has not).
+_WRITTEN_TIME = re.compile(r"(?!0000)\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00")
+_TEXT_OR_NULL = {str, type(None)}
+# Each field of a run line, checked for a whole column at once: true only where every value
+# of the column passes the field's check in _RUN_FIELDS (json.loads gives these exact types).
+_COLUMN_CHECKS: dict[str, Any] = {
+    "task": lambda column: _types(column) <= {str, int},
+    "run": lambda column: _types(column) <= {int} and min(column, default=0) >= 0,
+    "passed": lambda column: _types(column) <= {bool},
+    "error_type": lambda column: _types(column) <= _TEXT_OR_NULL,
+    "error_message": lambda column: _types(column) <= _TEXT_OR_NULL,
+    "error_kind": lambda column: (
+        _types(column) <= _TEXT_OR_NULL and set(column) <= {None, *ERROR_KINDS}
+    ),
+    "timed_out": lambda column: _types(column) <= {bool},
+    "attempts": lambda column: _types(column) <= {int} and min(column, default=1) >= 1,
+    "duration_s": lambda column: _types(column) <= {int, float},
+    "started_at": lambda column: (
+        _types(column) <= {str} and all(map(_WRITTEN_TIME.fullmatch, column))
+    ),
+}
+
+_FIELDS_OF = operator.itemgetter(*_COLUMN_CHECKS)
+
+
+def _runs_at_once(contents: list[Any], head: dict[str, Any]) -> dict[str, Sequence[Any]] | None:
+    """Return the run lines' fields as columns, checked a column at a time.
+
+    The quick reading of a ledger: None if a line might fail a check, and
+    then :func:`_runs_line_by_line` finds it. It accepts only what that check
+    accepts, and a time only in the form :func:`run_line` writes it.
+    """
+    try:
+        rows = list(map(_FIELDS_OF, contents))
+    except (KeyError, TypeError):  # a line without a field, or not an object
+        return None
+    by_field = zip(*rows, strict=True) if rows else [()] * len(_COLUMN_CHECKS)
+    raw: dict[str, Sequence[Any]] = dict(zip(_COLUMN_CHECKS, by_field, strict=True))
+    if not all(check(raw[name]) for name, check in _COLUMN_CHECKS.items()):
+        return None
+    try:
+        duration = np.array(raw["duration_s"], dtype="float64")
+        started = np.array([text[:26] for text in raw["started_at"]], dtype="datetime64[us]")
+    except (OverflowError, ValueError):  # an integer past every float, or no such day
+        return None
+    if not (np.isfinite(duration).all() and (duration >= 0).all()):
+        return None
+    tasks = [encodable(task) if type(task) is str else task for task in raw["task"]]
+    runs, known = raw["run"], set(head["tasks"])
+    if not all(task in known for task in tasks) or max(runs, default=0) >= head["k"]:
+        return None
+    if len(set(zip(tasks, runs, strict=True))) < len(runs):  # a run recorded twice
+        return None
+    columns = {name: raw[name] for name in RunRecord._fields if name in raw}
+    columns["task"] = tasks
+    for name in ("error_type", "error_message"):
+        columns[name] = [None if text is None else encodable(text) for text in raw[name]]
+    columns["started_at_us"] = started.view("int64").tolist()
+    columns["duration_s"] = duration.tolist()
+    return {name: columns[name] for name in RunRecord._fields}
+
+
 def read_ledger(path: str | os.PathLike[str]) -> Ledger:
     """Read a ledger written by :func:`passk_lab.evaluate`: its runs and its header.
 
@@ -590,5 +700,8 @@ def read_ledger(path: str | os.PathLike[str]) -> Ledger:
     if parsed.header is None:
         raise ValueError(f"{path} is empty: the evaluation stopped before writing its header")
     position = {task: index for index, task in enumerate(parsed.header["tasks"])}
-    records = sorted(parsed.records, key=lambda record: (position[record.task], record.run))
-    return Ledger(runs_frame(records), parsed.header)
+    runs = _frame(parsed.runs)
+    order = np.lexsort(
+        [runs["run"].to_numpy(), np.array([position[task] for task in parsed.runs["task"]])]
+    )
+    return Ledger(runs.take(order).reset_index(drop=True), parsed.header)
