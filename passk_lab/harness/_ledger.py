@@ -26,9 +26,9 @@ returns, with the header beside it. Reading and resuming check every field of
 every line in one place (:func:`_record` and :func:`_header`), so a line that
 reads one way reads the same way everywhere, and a wrong one is refused with
 its file, line and field. The runs are first checked a column at a time
-(:func:`_runs_at_once`, several times quicker), which accepts only what those
-checks accept; a ledger it does not accept whole is read again line by line,
-and the first wrong line named.
+(:func:`_runs_at_once`), which accepts only what those checks accept; a
+ledger it does not accept whole is read again line by line, and the first
+wrong line named.
 
 An evaluation holds an exclusive lock (``fcntl.flock``) on the ledger file
 itself for as long as it runs, and only appends to it; a second evaluation on
