@@ -29,10 +29,11 @@ _CELL_BYTES = 16
 
 def _state_codes(states: pd.DataFrame) -> np.ndarray:
     """Codes of every (task, run) cell of ``outcome_matrix(..., states=True)``; see ``_STATES``."""
-    codes = np.zeros(states.shape, dtype=np.int64)  # "no run" where a task has no such run
+    codes = np.empty(states.shape, dtype=np.int64)
     for column, (_, values) in enumerate(states.items()):
-        for position, state in enumerate(values.cat.categories):
-            codes[(values.cat.codes == position).to_numpy(), column] = _CODES[state]
+        # each category's code, and last "no run" (0) for a missing cell, whose position is -1
+        lookup = np.array([*(_CODES[state] for state in values.cat.categories), 0])
+        codes[:, column] = lookup[values.cat.codes.to_numpy()]
     return codes
 
 
