@@ -190,6 +190,24 @@ def test_success_histogram_draws_the_counts_and_both_expectations(tau_bench_runs
     assert ax.get_xlabel() == "runs passed (of 4)"
 
 
+def test_a_success_histogram_of_many_counts_is_one_outline_not_a_bar_each():
+    runs_per_task = 300  # 301 counts, past the 200 a histogram draws as bars
+    runs = pd.DataFrame(
+        {
+            "task": np.repeat([0, 1, 2], runs_per_task),
+            "run": np.tile(np.arange(runs_per_task), 3),
+            "passed": np.arange(3 * runs_per_task) % 3 != 0,  # each task passes 200 of 300
+        }
+    )
+    counts = pk.success_counts(runs)
+    ax = plots.success_histogram(counts, ax=plt.subplots(figsize=(3, 2))[1])
+    (outline,) = ax.patches
+    heights, edges, _ = outline.get_data()  # and its baseline
+    np.testing.assert_array_equal(heights, counts["n_tasks"])
+    assert heights[200] == 3  # every task at 200 runs passed
+    np.testing.assert_array_equal(edges, np.arange(-0.5, runs_per_task + 1))
+
+
 # --- sweeps ------------------------------------------------------------------------------
 
 
