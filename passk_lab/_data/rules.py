@@ -24,7 +24,7 @@ re-states them.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any, Literal, NamedTuple, TypeAlias
 
 import numpy as np
@@ -227,12 +227,18 @@ def check_matrix_labels(matrix: pd.DataFrame) -> None:
         )
 
 
-def refuse_nested(frame: pd.DataFrame, names: Sequence[str], what: str = "runs") -> None:
+def refuse_nested(
+    frame: pd.DataFrame,
+    names: Sequence[str],
+    what: str = "runs",
+    where: Callable[[int], str] | None = None,
+) -> None:
     """Refuse the first of the `names` columns that holds a list, dict or other unhashable value.
 
     A runs table calls this only once hashing its ids has failed, so that a
     table of plain ids pays nothing for it; only columns of Python objects
-    are looked at.
+    are looked at. `where(row)` names the place of a row in the message (a
+    reader's file and line); by default ``at row N``, N counted from 0.
 
     Examples
     --------
@@ -252,8 +258,10 @@ def refuse_nested(frame: pd.DataFrame, names: Sequence[str], what: str = "runs")
         row = int(np.argmin(plain))
         value = column.iloc[row]
         shown = repr(value)
+        start = f"{name} holds a {type(value).__name__}"
+        start = f"{start} at row {row}" if where is None else f"{where(row)}: {start}"
         raise ValueError(
-            f"{name} holds a {type(value).__name__} at row {row} "
+            f"{start} "
             f"({shown if len(shown) <= 60 else shown[:57] + '...'}); an id must be a plain "
             f"value (text or a number), not a list or dict: convert the column to text, "
             f"e.g. {what}[{name!r}] = {what}[{name!r}].map(json.dumps)"

@@ -183,10 +183,7 @@ def read_runs(
     frame = _renamed(loaded, file, task=task, run=run, passed=passed, reward=reward)
     keys = ["task", *groups, *(["run"] if "run" in frame else [])]
     _require_complete(frame, file, keys, where)
-    try:
-        refuse_nested(frame, keys)
-    except ValueError as exc:
-        raise _located(exc, file, where) from None
+    refuse_nested(frame, keys, where=where)
     if kind == "jsonl":
         for name in ["task", *groups]:
             _check_json_ids(frame[name], name, where)
@@ -584,15 +581,6 @@ def _require_complete(
                 f"{where(row)}: {column} is missing ({int(missing.sum())} row(s) have "
                 f"none); every run needs one"
             )
-
-
-def _located(error: ValueError, file: Path, where: Callable[[int], str]) -> ValueError:
-    """Return the data core's refusal of a row (``... at row 3 ...``) placed in the file."""
-    message = str(error)
-    row = re.search(r" at row (\d+)", message)
-    if row is None:
-        return ValueError(f"{file}: {message}")
-    return ValueError(f"{where(int(row[1]))}: {message[: row.start()]}{message[row.end() :]}")
 
 
 def _check_json_ids(ids: pd.Series, name: str, where: Callable[[int], str]) -> None:
