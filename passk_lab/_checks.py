@@ -48,11 +48,19 @@ def positive_int(name: str, value: object) -> int:
     return number
 
 
+def _as_float(value: numbers.Real) -> float:
+    """Return `value` as a float; an integer past every float (``10**400``) is infinity."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 def probability(name: str, value: object) -> float:
     """Return `value` as a float in ``[0, 1]``; a `TypeError` or `ValueError` otherwise."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number in [0, 1], got {value!r}")
-    number = float(value)
+    number = _as_float(value)
     if not 0.0 <= number <= 1.0:  # NaN fails this test too
         raise ValueError(f"{name} must be a probability in [0, 1], got {number}")
     return number
@@ -62,7 +70,7 @@ def confidence(confidence_level: object) -> float:
     """Return `confidence_level` as a float in the open interval (0, 1), or raise."""
     if isinstance(confidence_level, bool) or not isinstance(confidence_level, numbers.Real):
         raise TypeError(f"confidence_level must be a number in (0, 1), got {confidence_level!r}")
-    level = float(confidence_level)
+    level = _as_float(confidence_level)
     if not 0.0 < level < 1.0:
         raise ValueError(
             f"confidence_level must be strictly between 0 and 1 (0.95 for a 95% interval), "

@@ -81,6 +81,7 @@ def test_clopper_pearson_covers_at_least_the_level_exactly():
         ({"successes": 1, "trials": 4, "confidence_level": 1.0}, ValueError, "strictly between"),
         ({"successes": 1, "trials": 4, "confidence_level": 0}, ValueError, "strictly between"),
         ({"successes": 1, "trials": 4, "confidence_level": 95}, ValueError, "0.95 for a 95%"),
+        ({"successes": 1, "trials": 4, "confidence_level": 10**400}, ValueError, "got inf"),
         ({"successes": 1, "trials": 4, "confidence_level": "95%"}, TypeError, "confidence_level"),
         ({"successes": 1, "trials": 4, "method": "exact"}, ValueError, "clopper_pearson"),
     ],

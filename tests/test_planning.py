@@ -165,6 +165,7 @@ def test_planned_tasks_give_the_half_width_in_simulation():
         ({"half_width": 0}, r"half_width must be in \(0, 0.5\]"),
         ({"half_width": 0.7}, r"half_width must be in \(0, 0.5\]"),
         ({"p": 1.0}, "p must be strictly between 0 and 1"),
+        ({"p": 10**400}, "p must be a probability in"),
         ({"icc": 1.0}, "icc must be below 1"),
         ({"runs_per_task": [5, 3]}, "at least k = 4"),
         ({"confidence_level": 1}, "strictly between"),
