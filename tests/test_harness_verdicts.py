@@ -242,7 +242,8 @@ def test_more_runs_than_an_evaluation_can_keep_are_refused_before_any_run(n_task
     tasks = [Task(run=lambda: calls.append(1) or True) for _ in range(n_tasks)]
     assert n_tasks * k > MOST_RUNS
     with pytest.raises(
-        ValueError, match=f"the evaluation would hold {n_tasks} tasks x {k:,} runs each = "
+        ValueError,
+        match=f"would hold {n_tasks} tasks x {k:,} runs each = {n_tasks * k:,} runs at ",
     ):
         evaluate(tasks, k)
     assert calls == []

@@ -218,6 +218,7 @@ def make_plan(tasks: Sequence[Task[Any]], k: object, **options: Any) -> Plan:
         _RUN_BYTES,
         "use a smaller k, or split the tasks over several evaluations",
         names=("tasks", "runs each"),
+        cells="runs",
     )
     for position, task in enumerate(task_list):
         _require_a_verdict(task, position)
