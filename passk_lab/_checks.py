@@ -53,7 +53,7 @@ def _as_float(value: numbers.Real) -> float:
     try:
         return float(value)
     except OverflowError:
-        return math.inf if value > 0 else -math.inf
+        return -math.inf if value < 0 else math.inf
 
 
 def probability(name: str, value: object) -> float:
