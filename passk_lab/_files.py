@@ -55,7 +55,7 @@ def check_regular(file: Path, what: str = "results file") -> int:
     if not stat.S_ISREG(status.st_mode):
         kind = next((name for is_kind, name in _KINDS if is_kind(status.st_mode)), "not a file")
         raise ValueError(f"{file}: not a regular file ({kind}); give a {what}")
-    if not os.access(file, os.R_OK):
+    if not os.access(file, os.R_OK, effective_ids=os.access in os.supports_effective_ids):
         raise ValueError(f"{file}: cannot be read (Permission denied); make it readable")
     return status.st_size
 

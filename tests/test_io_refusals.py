@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -65,17 +69,44 @@ def test_a_directory_or_a_symlink_loop_named_json_in_a_results_folder_is_refused
         read_tau_bench(tmp_path)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file whatever its permissions")
+@contextlib.contextmanager
+def as_another_user():
+    """Read as a user other than root, who reads a file whatever its permissions."""
+    if os.geteuid() != 0:
+        yield
+        return
+    os.seteuid(65534)  # nobody, for the reads in the block only
+    try:
+        yield
+    finally:
+        os.seteuid(0)
+
+
+@pytest.fixture
+def open_folder():
+    """A folder every user may enter (pytest's own are root's alone), removed afterwards."""
+    folder = Path(tempfile.mkdtemp())
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder)
+
+
 @pytest.mark.parametrize("suffix", list(RUNS))
-def test_an_unreadable_file_is_refused_naming_it(tmp_path, suffix):
-    path = tmp_path / f"runs{suffix}"
+def test_an_unreadable_file_is_refused_naming_it(open_folder, tmp_path, suffix):
+    path = open_folder / f"runs{suffix}"
     path.write_bytes(RUNS[suffix])
     path.chmod(0)
-    try:
-        with pytest.raises(ValueError, match=re.escape(str(path)) + r": .*[Pp]ermission denied"):
-            reader(suffix)(path)
-    finally:
-        path.chmod(0o600)
+    message = re.escape(str(path)) + r": cannot be read \(Permission denied\)"
+    with as_another_user(), pytest.raises(ValueError, match=message):
+        reader(suffix)(path)
+    # a file in a folder the user may not enter
+    hidden = tmp_path / "closed" / f"runs{suffix}"
+    hidden.parent.mkdir()
+    hidden.write_bytes(RUNS[suffix])
+    hidden.parent.chmod(0o700)
+    message = re.escape(str(hidden)) + r": cannot be read \(Permission denied\)"
+    with as_another_user(), pytest.raises(ValueError, match=message):
+        reader(suffix)(hidden)
 
 
 # --- what cannot be parsed ------------------------------------------------------------------

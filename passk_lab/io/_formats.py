@@ -79,7 +79,7 @@ class Format:
 
 def _suffix(path: Path) -> str:
     """Return the suffix of a file's name in lower case; a directory has none."""
-    return "" if path.is_dir() else path.suffix.lower()
+    return "" if os.path.isdir(path) else path.suffix.lower()
 
 
 def _first_character(path: Path) -> str:
@@ -95,7 +95,7 @@ def _is_tau_bench(path: Path) -> bool:
 
 def _is_inspect(path: Path) -> bool:
     """Tell Inspect logs: a ``.eval`` file, a ``.json`` object, a directory with ``.eval`` logs."""
-    if path.is_dir():
+    if os.path.isdir(path):
         return next(path.rglob("*.eval"), None) is not None
     suffix = _suffix(path)
     return suffix == ".eval" or (suffix == ".json" and _first_character(path) == "{")
@@ -181,12 +181,12 @@ def detect_format(path: str | Path) -> str:
     source = Path(path)
     if not os.path.lexists(source):
         raise FileNotFoundError(f"no such results file or directory: {source}")
-    if not source.is_dir():
+    if not os.path.isdir(source):
         check_regular(source)  # before a sniff opens it: a FIFO would block it
     for row in REGISTRY:
         if row.sniff(source):
             return row.name
-    if source.is_dir():
+    if os.path.isdir(source):
         first = min(source.glob("*.json"), default=None)
         if first is None:
             raise ValueError(

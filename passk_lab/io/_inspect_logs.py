@@ -133,7 +133,7 @@ def read_inspect_log(
         ) from exc
     source = Path(path)
     logs: list[str | EvalLogInfo]
-    if source.is_dir():
+    if os.path.isdir(source):
         logs = list(list_eval_logs(str(source), descending=False))
         if not logs:
             raise FileNotFoundError(f"no Inspect logs (.eval or .json) in the directory {source}")

@@ -122,32 +122,32 @@ def read_tau_bench(
 
 
 def _files(path: str | Path | Sequence[str | Path]) -> list[Path]:
+    """Return the files `path` names, each checked to be a regular file one may read."""
+    # os.path.isdir and os.path.exists answer False for a path they may not look at (where
+    # Path.is_dir raises), so that check_regular names the file and why it cannot be read
     if isinstance(path, str | Path):
         text = str(path)
-        if _GLOB.search(text) and not Path(text).exists():
-            matches = sorted(glob.glob(text))
-            if not matches:
-                raise FileNotFoundError(f"no tau-bench results file matches {text!r}")
-            return [Path(match) for match in matches]
         single = Path(path)
-        if single.is_dir():
-            found = sorted(single.glob("*.json"))
-            if not found:
+        if _GLOB.search(text) and not os.path.exists(text):
+            candidates = [Path(match) for match in sorted(glob.glob(text))]
+            if not candidates:
+                raise FileNotFoundError(f"no tau-bench results file matches {text!r}")
+        elif os.path.isdir(single):
+            candidates = sorted(single.glob("*.json"))
+            if not candidates:
                 raise FileNotFoundError(f"no .json results file in the directory {single}")
-            return found
-        candidates = [single]
+        else:
+            candidates = [single]
     else:
         candidates = [Path(item) for item in path]
         if not candidates:
             raise ValueError("no tau-bench results file given: pass a path, a glob or a list")
     for file in candidates:
-        if not os.path.lexists(file):
-            raise FileNotFoundError(f"no such tau-bench results file: {file}")
+        check_regular(file, "tau-bench results file")
     return candidates
 
 
 def _read_file(file: Path, model: str | None, domain: str | None) -> pd.DataFrame:
-    check_regular(file, "tau-bench results file")
     records = _records(file)
     tasks: list[object] = []
     trials: list[int] = []
