@@ -32,6 +32,9 @@ thinner than a pixel anyway.
 _CELL_BYTES = 16
 """Bytes a heatmap holds per (task, run) cell: its int64 code and matplotlib's float64 copy."""
 
+_MOST_MARKERS = 50
+"""The most counts the success histogram marks one by one; past them its lines are plain."""
+
 
 def _state_codes(states: pd.DataFrame) -> np.ndarray:
     """Codes of every (task, run) cell of ``outcome_matrix(..., states=True)``; see ``_STATES``."""
@@ -196,12 +199,14 @@ def success_histogram(counts: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     betabinom = "beta-binomial fit" + (
         f" ($\\hat{{\\rho}}$ = {icc:.2f})" if isinstance(icc, float) and icc == icc else ""
     )
-    ax.plot(successes, frame["binomial"].to_numpy(), "o--", label=binomial)
-    ax.plot(successes, frame["betabinom"].to_numpy(), "s:", lw=2.2, label=betabinom)
+    few = len(successes) <= _MOST_MARKERS  # a marker a count, while they stay apart
+    ax.plot(successes, frame["binomial"].to_numpy(), "o--" if few else "--", label=binomial)
+    ax.plot(successes, frame["betabinom"].to_numpy(), "s:" if few else ":", lw=2.2, label=betabinom)
     if len(successes) <= MOST_TICKS:
         ax.set_xticks(successes)
     else:
         integer_ticks(ax)
+        ax.set_xlim(successes.min() - 0.5, successes.max() + 0.5)
     ax.set_xlabel(f"runs passed (of {int(successes.max())})")
     ax.set_ylabel("tasks")
     tallest = float(frame[["n_tasks", "binomial", "betabinom"]].max().max())

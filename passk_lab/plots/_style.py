@@ -25,8 +25,8 @@ __all__ = [
 
 POW_K = "pass$^k$"
 
-MOST_TICKS = 25
-"""The most labelled ticks an axis of runs or counts gets; more would neither read nor fit.
+MOST_TICKS = 12
+"""The most labelled ticks an axis of runs or counts gets; more would not fit a plot's width.
 
 One tick label per run is a text artist per run: a heatmap of 20,000 runs drew
 20,000 of them, and laying them out took minutes and gigabytes.
