@@ -483,21 +483,41 @@ def _is_utc_time(value: object) -> bool:
 
 
 # The header's fields: what each must be, as a test and in words.
-_HEADER_FIELDS: dict[str, tuple[Any, str]] = {
-    "model": (lambda value: value is None or isinstance(value, str), "text or null"),
-    "date": (_is_utc_time, "an ISO 8601 time with its UTC offset"),
-    "seed": (lambda value: value is None or _is_int(value), "an integer or null"),
-    "passk_lab": (lambda value: isinstance(value, str), "the version as text"),
-    "k": (lambda value: _is_int(value) and value >= 1, "a positive integer"),
-    "tasks": (
+_HEADER_FIELDS: tuple[tuple[str, Any, str], ...] = (
+    ("model", lambda value: value is None or isinstance(value, str), "text or null"),
+    ("date", _is_utc_time, "an ISO 8601 time with its UTC offset"),
+    ("seed", lambda value: value is None or _is_int(value), "an integer or null"),
+    ("passk_lab", lambda value: isinstance(value, str), "the version as text"),
+    ("k", lambda value: _is_int(value) and value >= 1, "a positive integer"),
+    (
+        "tasks",
         lambda value: isinstance(value, list) and all(map(_is_id, value)),
         "a list of task ids (text or integers)",
     ),
-    "timeout_ms": (_is_time_limit, "a positive number of milliseconds or null"),
-    "run_timeout_ms": (_is_time_limit, "a positive number of milliseconds or null"),
-    "metadata": (lambda value: isinstance(value, dict), "an object"),
-}
+    ("timeout_ms", _is_time_limit, "a positive number of milliseconds or null"),
+    ("run_timeout_ms", _is_time_limit, "a positive number of milliseconds or null"),
+    ("metadata", lambda value: isinstance(value, dict), "an object"),
+)
 _HEADER_FIX = "restore the header from a copy, or start a new ledger"
+
+
+def _check_fields(
+    line: dict[str, Any],
+    fields: tuple[tuple[str, Any, str], ...],
+    path: Path,
+    number: int,
+    what: str,
+    fix: str,
+) -> None:
+    """Refuse the first of `fields` that `line` lacks or holds wrongly, naming it and `fix`."""
+    for name, valid, expected in fields:
+        if name not in line:
+            raise ValueError(
+                f"line {number} of {path} is not {what}: it has no field {name!r}; "
+                f"{_DAMAGED}: {fix}"
+            )
+        if not valid(line[name]):
+            raise ValueError(_wrong(path, number, what, name, line[name], expected) + f": {fix}")
 
 
 def _header(head: Any, path: Path) -> dict[str, Any]:
@@ -512,16 +532,7 @@ def _header(head: Any, path: Path) -> dict[str, Any]:
             f"{path} is a ledger of format version {head.get('format_version')!r}; this "
             f"passk_lab reads version {FORMAT_VERSION}, so upgrade passk_lab to read it"
         )
-    for name, (valid, expected) in _HEADER_FIELDS.items():
-        if name not in head:
-            raise ValueError(
-                f"line 1 of {path} is not a complete ledger header: it has no field {name!r}; "
-                f"{_DAMAGED}: {_HEADER_FIX}"
-            )
-        if not valid(head[name]):
-            raise ValueError(
-                _wrong(path, 1, "a ledger header", name, head[name], expected) + f": {_HEADER_FIX}"
-            )
+    _check_fields(head, _HEADER_FIELDS, path, 1, "a ledger header", _HEADER_FIX)
     checked: dict[str, Any] = _encodable_json(head)
     repeated = [task for task, count in Counter(checked["tasks"]).items() if count > 1]
     if repeated:
@@ -563,17 +574,7 @@ def _record(content: Any, number: int, path: Path) -> RunRecord:
             f"line {number} of {path} is not a run record: it is "
             f"{type(content).__name__}, not an object; {_DAMAGED}: {_RUN_FIX}"
         )
-    for name, valid, expected in _RUN_FIELDS:
-        if name not in content:
-            raise ValueError(
-                f"line {number} of {path} is not a run record: it has no field {name!r}; "
-                f"{_DAMAGED}: {_RUN_FIX}"
-            )
-        if not valid(content[name]):
-            raise ValueError(
-                _wrong(path, number, "a run record", name, content[name], expected)
-                + f": {_RUN_FIX}"
-            )
+    _check_fields(content, _RUN_FIELDS, path, number, "a run record", _RUN_FIX)
     started = dt.datetime.fromisoformat(content["started_at"])
     task, error_type, message = content["task"], content["error_type"], content["error_message"]
     return RunRecord(
