@@ -4,6 +4,7 @@ import datetime as dt
 import itertools
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -521,12 +522,13 @@ def child(tmp_path):
     script.write_text(CHILD.format(tests=os.path.dirname(__file__)))
     ledger = tmp_path / "ledger.jsonl"
 
-    def start() -> subprocess.Popen[str]:
+    def start(preexec_fn: Callable[[], None] | None = None) -> subprocess.Popen[str]:
         return subprocess.Popen(
             [sys.executable, str(script), str(ledger)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=preexec_fn,
         )
 
     return start, ledger
@@ -559,6 +561,37 @@ def test_a_killed_evaluation_resumes_to_every_run_exactly_once(child):
     uninterrupted = evaluate(table_tasks(), K)
     assert json.loads(out) == [uninterrupted.pass_at_1, uninterrupted.pass_pow_k]
     assert uninterrupted.pass_pow_k == OUTCOMES.all(axis=1).mean()
+
+
+def test_a_full_disk_loses_no_run_and_resume_finishes_every_run_once(child, tmp_path):
+    # the most bytes the child may write (RLIMIT_FSIZE, the kernel's EFBIG, as a full disk's
+    # ENOSPC): the end of its 20th run line and half of the next, so a write fails mid-line
+    whole = tmp_path / "whole.jsonl"
+    evaluate(table_tasks(), K, ledger=whole, model="m")
+    ends = np.cumsum([len(line) for line in whole.read_bytes().splitlines(keepends=True)])
+    limit = int(ends[20] + (ends[21] - ends[20]) // 2)
+
+    def full_disk() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a failed write, not a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    start, ledger = child
+    process = start(preexec_fn=full_disk)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode != 0
+    assert "File too large" in err
+    assert ledger.stat().st_size == limit  # the 20th run whole, then half a line
+    with pytest.warns(UserWarning, match="ignored a half-written last line"):
+        assert len(pk.read_ledger(ledger).runs) == 20
+    resumed = start()
+    out, err = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, err
+    runs = pk.read_ledger(ledger).runs
+    assert len(runs) == N_TASKS * K
+    assert not runs.duplicated(["task", "run"]).any()
+    assert runs["passed"].to_numpy().reshape(N_TASKS, K).tolist() == OUTCOMES.tolist()
+    uninterrupted = pk.read_ledger(whole).runs
+    assert json.loads(out) == [pk.pass_at_1(uninterrupted), pk.pass_pow_k(uninterrupted, K)]
 
 
 def test_ctrl_c_on_a_real_process_keeps_its_runs_and_prints_how_to_resume(child):
