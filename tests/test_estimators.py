@@ -95,7 +95,7 @@ def test_the_source_simulation_reproduces_its_pinned_figures():
 
 @pytest.mark.filterwarnings("ignore:the intervals at k:RuntimeWarning")
 @pytest.mark.filterwarnings("ignore:k = .* counts:RuntimeWarning")
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(outcome_lists())
 def test_every_estimator_equals_brute_force_enumeration_of_k_subsets(tasks):
     runs = as_runs(tasks)
@@ -147,7 +147,7 @@ def test_invariants_hold_when_every_task_has_the_same_runs(tasks):
 
 @pytest.mark.filterwarnings("ignore:the intervals at k:RuntimeWarning")
 @pytest.mark.filterwarnings("ignore:k = .* counts:RuntimeWarning")
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(outcome_lists(), st.randoms(use_true_random=False))
 def test_results_do_not_depend_on_row_order_or_task_id_spelling(tasks, random):
     runs = as_runs(tasks)
