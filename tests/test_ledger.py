@@ -186,6 +186,19 @@ def test_a_missing_ledger_is_named_when_read(tmp_path):
         pk.read_ledger(tmp_path / "no.jsonl")
 
 
+def refusals_when_read_and_resumed(path, match: str) -> list[str]:
+    """The messages with which read_ledger and a resume (the ledger's two readers) refuse it."""
+    messages = []
+    for attempt in (
+        lambda: pk.read_ledger(path),
+        lambda: evaluate(table_tasks(), K, ledger=path, resume=True),
+    ):
+        with pytest.raises(ValueError, match=match) as refused:
+            attempt()
+        messages.append(str(refused.value))
+    return messages
+
+
 def test_a_ledger_that_is_not_utf8_is_refused_at_its_first_bad_byte(tmp_path):
     path = tmp_path / "ledger.jsonl"
     evaluate(table_tasks(), K, ledger=path)
@@ -193,13 +206,7 @@ def test_a_ledger_that_is_not_utf8_is_refused_at_its_first_bad_byte(tmp_path):
     path.write_bytes(first + b"\n" + second + b"\n" + b'{"task": "caf\xe9"}\n' + rest)
     byte = len(first) + len(second) + 2 + len(b'{"task": "caf')
     expected = f"{path}: not UTF-8 text at byte {byte} (line 3); save the file as UTF-8"
-    for attempt in (
-        lambda: pk.read_ledger(path),
-        lambda: evaluate(table_tasks(), K, ledger=path, resume=True),
-    ):
-        with pytest.raises(ValueError, match="not UTF-8 text") as refused:
-            attempt()
-        assert str(refused.value) == expected
+    assert refusals_when_read_and_resumed(path, "not UTF-8 text") == [expected, expected]
 
 
 # --- resume --------------------------------------------------------------------------------
@@ -393,15 +400,10 @@ def test_every_field_of_a_run_line_is_checked_when_read_and_when_resumed(
     path.write_text("\n".join(rows) + "\n")
     before = path.read_bytes()
     message = f"line 3 of {path} is not a run record: its field '{field}' is {value!r}"
-    for attempt in (
-        lambda: pk.read_ledger(path),
-        lambda: evaluate(table_tasks(), K, ledger=path, resume=True),
-    ):
-        with pytest.raises(ValueError, match="the ledger is damaged") as refused:
-            attempt()
-        assert str(refused.value).startswith(message)
-        assert f"not {expected}" in str(refused.value)
-        assert "delete it and resume=True runs that run again" in str(refused.value)
+    for refused in refusals_when_read_and_resumed(path, "the ledger is damaged"):
+        assert refused.startswith(message)
+        assert f"not {expected}" in refused
+        assert "delete it and resume=True runs that run again" in refused
     assert path.read_bytes() == before
 
 
@@ -478,13 +480,8 @@ def test_every_field_of_the_header_is_checked(tmp_path, field, value, message):
     else:
         head[field] = value
     path.write_text("\n".join([json.dumps(head), *rows[1:]]) + "\n")
-    for attempt in (
-        lambda: pk.read_ledger(path),
-        lambda: evaluate(table_tasks(), K, ledger=path, resume=True),
-    ):
-        with pytest.raises(ValueError, match=f"^line 1 of {path} .*{message}") as refused:
-            attempt()
-        assert "start a new ledger" in str(refused.value)
+    for refused in refusals_when_read_and_resumed(path, f"^line 1 of {path} .*{message}"):
+        assert "start a new ledger" in refused
 
 
 def test_an_empty_ledger_has_nothing_to_read_and_is_started_afresh(tmp_path):
