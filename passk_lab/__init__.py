@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # what the names below are, for type checkers; imported on fi
         plugin_pow_k,
         reliability_curve,
     )
+    from passk_lab.g_pass import g_pass_at_k
     from passk_lab.harness import (
         ERROR_KINDS,
         EvalResult,
@@ -44,6 +45,7 @@ if TYPE_CHECKING:  # what the names below are, for type checkers; imported on fi
     )
     from passk_lab.heterogeneity import BetaBinomialFit, fit_betabinom, success_counts
     from passk_lab.intervals import ConfidenceInterval, PassAt1SE, binomial_ci, pass_at_1_se
+    from passk_lab.leaderboard import leaderboard, pairwise
     from passk_lab.outcomes import (
         compact_runs,
         outcome_matrix,
@@ -56,6 +58,7 @@ if TYPE_CHECKING:  # what the names below are, for type checkers; imported on fi
     from passk_lab.planning import plan_evaluation, required_p, zero_failure_runs
     from passk_lab.seeded import mulberry32, seeded
     from passk_lab.simulate import coin_tasks, simulate_coin, simulate_sweep
+    from passk_lab.variability import consistency, noise_floor, variance_components
 
 _MODULES = ("io", "plots", "report")
 """Subpackages served as they are."""
@@ -84,8 +87,10 @@ _HOMES = {
             "evaluate_async",
             "read_ledger",
         ],
+        "g_pass": ["g_pass_at_k"],
         "heterogeneity": ["BetaBinomialFit", "fit_betabinom", "success_counts"],
         "intervals": ["ConfidenceInterval", "PassAt1SE", "binomial_ci", "pass_at_1_se"],
+        "leaderboard": ["leaderboard", "pairwise"],
         "outcomes": [
             "compact_runs",
             "outcome_matrix",
@@ -98,6 +103,7 @@ _HOMES = {
         "planning": ["plan_evaluation", "required_p", "zero_failure_runs"],
         "seeded": ["mulberry32", "seeded"],
         "simulate": ["coin_tasks", "simulate_coin", "simulate_sweep"],
+        "variability": ["consistency", "noise_floor", "variance_components"],
     }.items()
     for name in names
 }
@@ -164,14 +170,19 @@ __all__ = [
     "coin_tasks",
     "compact_runs",
     "compare",
+    "consistency",
     "error_sensitivity",
     "evaluate",
     "evaluate_async",
     "fit_betabinom",
+    "g_pass_at_k",
     "interval_coverage",
     "io",
+    "leaderboard",
     "mulberry32",
+    "noise_floor",
     "outcome_matrix",
+    "pairwise",
     "pass_at_1",
     "pass_at_1_se",
     "pass_at_k",
@@ -192,5 +203,6 @@ __all__ = [
     "success_counts",
     "tally",
     "task_consistency",
+    "variance_components",
     "zero_failure_runs",
 ]
