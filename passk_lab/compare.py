@@ -25,7 +25,7 @@ from passk_lab._mean_intervals import paired_interval
 from passk_lab._typing import Floats, Ints
 from passk_lab._warnings import warn
 
-__all__ = ["compare"]
+__all__ = ["compare", "paired_table"]
 
 
 def _examples(tasks: pd.Index) -> str:
@@ -179,6 +179,35 @@ def compare(
         )
     first = as_tally(runs_a, None, errors=errors)
     second = as_tally(runs_b, None, errors=errors)
+    return paired_table(
+        first,
+        second,
+        ks,
+        confidence_level=level,
+        method=method,
+        n_resamples=n_resamples,
+        rng=rng,
+        unmatched=unmatched,
+    )
+
+
+def paired_table(
+    first: Tally,
+    second: Tally,
+    ks: Iterable[int] | None,
+    *,
+    confidence_level: float,
+    method: Literal["auto", "bca", "percentile"] = "auto",
+    n_resamples: int = 10_000,
+    rng: int | np.random.Generator | None = None,
+    unmatched: Literal["raise", "drop"] = "raise",
+) -> pd.DataFrame:
+    """Return :func:`compare`'s table of two checked tallies (no groups), at a checked level.
+
+    The one computation of a paired comparison, for :func:`compare` and for
+    the pairs of a leaderboard (:func:`~passk_lab.pairwise`).
+    """
+    level = confidence_level
     rows_a, rows_b, only_a, only_b = _match(first, second, unmatched)
     joint = np.column_stack([first.n[rows_a], first.c[rows_a], second.n[rows_b], second.c[rows_b]])
     cells, tasks = np.unique(joint, axis=0, return_counts=True)
@@ -245,7 +274,7 @@ def compare(
         confidence_level=level,
         method=method,
         n_resamples=n_resamples,
-        errors=errors,
+        errors=first.errors,
         only_in_a=list(only_a),
         only_in_b=list(only_b),
     )
