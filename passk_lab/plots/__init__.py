@@ -21,6 +21,7 @@ Examples
 """
 
 from passk_lab.plots._curves import comparison, decay_curve
+from passk_lab.plots._leaderboard import leaderboard_forest, pairwise_heatmap
 from passk_lab.plots._runs import outcome_heatmap, success_histogram
 from passk_lab.plots._style import style
 from passk_lab.plots._sweeps import measured_vs_analytic, sweep_heatmap, sweep_lines
@@ -28,8 +29,10 @@ from passk_lab.plots._sweeps import measured_vs_analytic, sweep_heatmap, sweep_l
 __all__ = [
     "comparison",
     "decay_curve",
+    "leaderboard_forest",
     "measured_vs_analytic",
     "outcome_heatmap",
+    "pairwise_heatmap",
     "style",
     "success_histogram",
     "sweep_heatmap",

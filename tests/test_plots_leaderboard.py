@@ -1,0 +1,357 @@
+"""The leaderboard's pictures draw the tables as they are: each test reads them back off the Axes.
+
+The tables are built here by hand, with the columns and attrs that ``pk.leaderboard`` and
+``pk.pairwise`` return, so that every number a test expects comes from the frame it drew.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.collections import LineCollection
+from matplotlib.image import AxesImage
+from matplotlib.patches import Rectangle
+
+from passk_lab import plots
+
+MINUS = "\N{MINUS SIGN}"
+DASH = "\N{EN DASH}"
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def shown(texts):
+    """What matplotlib draws: a text with no unescaped ``$`` is plain."""
+    return [text.get_text().replace("\\$", "$") for text in texts]
+
+
+# --- tables as the statistics return them ------------------------------------------------
+
+
+def board_frame(agents, *, ks=(1, 5), metric="pass_pow_k", by=("model",)):
+    """A leaderboard: `agents` maps an agent (a tuple with several `by` columns) to its rows.
+
+    Each agent has, per k, (value, rank, rank_low, rank_high, tie_group); the other metric
+    gets a value of its own, so a plot that reads the wrong column draws the wrong points.
+    """
+    rows = []
+    for k in ks:
+        for agent, per_k in agents.items():
+            value, rank, rank_low, rank_high, group = per_k[k]
+            key = agent if isinstance(agent, tuple) else (agent,)
+            other = "pass_at_k" if metric == "pass_pow_k" else "pass_pow_k"
+            rows.append(
+                {
+                    **dict(zip(by, key, strict=True)),
+                    "k": k,
+                    metric: value,
+                    f"{metric}_low": value - 0.1,
+                    f"{metric}_high": min(value + 0.05, 1.0),
+                    other: 1 - value,
+                    f"{other}_low": 0.0,
+                    f"{other}_high": 1.0,
+                    "n_tasks": 40,
+                    "rank": rank,
+                    "rank_low": rank_low,
+                    "rank_high": rank_high,
+                    "tie_group": group,
+                }
+            )
+    frame = pd.DataFrame(rows).sort_values(["k", "rank"], kind="stable", ignore_index=True)
+    columns = [*by, "k"]
+    for name in ("pass_pow_k", "pass_at_k"):
+        columns += [name, f"{name}_low", f"{name}_high"]
+    frame = frame[[*columns, "n_tasks", "rank", "rank_low", "rank_high", "tie_group"]]
+    frame.attrs = {"by": list(by), "metric": metric, "confidence_level": 0.95, "adjust": "holm"}
+    return frame
+
+
+FIVE = {  # value, rank, rank_low, rank_high, tie group at k = 1 and k = 5
+    "gamma": {1: (0.9, 1, 1, 2, 1), 5: (0.70, 2, 1, 3, 1)},
+    "alpha": {1: (0.8, 2, 1, 3, 1), 5: (0.72, 1, 1, 2, 1)},
+    "delta": {1: (0.6, 3, 2, 5, 2), 5: (0.40, 3, 2, 5, 2)},
+    "beta": {1: (0.5, 4, 3, 5, 2), 5: (0.30, 4, 3, 5, 2)},
+    "eps": {1: (0.2, 5, 5, 5, 3), 5: (0.05, 5, 4, 5, 3)},
+}
+
+
+def pairs_frame(values, *, ks=(1, 3), p_adjusted=None, adjust="holm", level=0.95, tuples=False):
+    """A pairwise table of agents whose metric at k is ``values[agent] / k``: each pair once.
+
+    `p_adjusted` maps a pair (a, b) to its adjusted p (0.5 when not given).
+    """
+    p_adjusted = p_adjusted or {}
+    rows = []
+    for metric in ("pass_pow_k", "pass_at_k"):
+        for k in ks:
+            for a, b in itertools.combinations(values, 2):
+                shift = 0.0 if metric == "pass_pow_k" else 0.05  # the other metric differs
+                value_a, value_b = values[a] / k + shift, values[b] / k
+                p = p_adjusted.get((a, b), 0.5)
+                rows.append(
+                    {
+                        "a": (a, "x") if tuples else a,
+                        "b": (b, "x") if tuples else b,
+                        "metric": metric,
+                        "k": k,
+                        "value_a": value_a,
+                        "value_b": value_b,
+                        "difference": value_a - value_b,
+                        "difference_low": value_a - value_b - 0.1,
+                        "difference_high": value_a - value_b + 0.1,
+                        "correlation": 0.3,
+                        "n_tasks": 40,
+                        "p_value": p / 2,
+                        "p_adjusted": p,
+                        "test": "paired bootstrap",
+                    }
+                )
+    frame = pd.DataFrame(rows)
+    frame.attrs = {
+        "by": ["model", "prompt"] if tuples else ["model"],
+        "adjust": adjust,
+        "confidence_level": level,
+    }
+    return frame
+
+
+# --- the forest ---------------------------------------------------------------------------
+
+
+def forest_rows(ax):
+    """The agents top to bottom with their points, intervals and rank texts, off the Axes."""
+    ticks = ax.get_yticks()
+    labels = shown(ax.get_yticklabels())
+    top_first = np.argsort(ticks)  # an inverted axis draws its least y at the top
+    if not ax.yaxis_inverted():
+        top_first = top_first[::-1]
+    (points,) = [line for line in ax.get_lines() if line.get_marker() == "o"]
+    y_of_point = dict(zip(points.get_ydata(), points.get_xdata(), strict=True))
+    (intervals,) = [item for item in ax.collections if isinstance(item, LineCollection)]
+    y_of_interval = {
+        segment[0, 1]: (segment[:, 0].min(), segment[:, 0].max())
+        for segment in intervals.get_segments()
+    }
+    rank_texts = {text.get_position()[1]: text.get_text() for text in ax.texts}
+    return [
+        (labels[i], y_of_point[ticks[i]], y_of_interval[ticks[i]], rank_texts[ticks[i]])
+        for i in top_first
+    ]
+
+
+def test_the_forest_draws_the_agents_best_first_at_the_largest_k_with_their_intervals():
+    board = board_frame(FIVE)
+    ax = plots.leaderboard_forest(board)
+    assert ax is plt.gca()
+    at_5 = {agent: per_k[5] for agent, per_k in FIVE.items()}
+    order = sorted(at_5, key=lambda agent: at_5[agent][1])  # by rank
+    assert order == ["alpha", "gamma", "delta", "beta", "eps"]
+    rows = forest_rows(ax)
+    assert [row[0] for row in rows] == order
+    for (_, point, (low, high), text), agent in zip(rows, order, strict=True):
+        value, rank, rank_low, rank_high, _ = at_5[agent]
+        assert point == pytest.approx(value)
+        assert (low, high) == pytest.approx((value - 0.1, min(value + 0.05, 1.0)))
+        assert text == f"rank {rank} ({rank_low}{DASH}{rank_high})"
+    assert ax.get_xlabel() == "pass$^{5}$"
+    assert ax.get_xlim()[0] == 0
+
+
+def test_the_forest_at_a_chosen_k_reads_the_ranked_metric():
+    board = board_frame(FIVE, metric="pass_at_k")
+    ax = plots.leaderboard_forest(board, k=1)
+    at_1 = {agent: per_k[1] for agent, per_k in FIVE.items()}
+    rows = forest_rows(ax)
+    assert [row[0] for row in rows] == sorted(at_1, key=lambda agent: at_1[agent][1])
+    assert [row[1] for row in rows] == pytest.approx(sorted(v[0] for v in at_1.values())[::-1])
+    assert ax.get_xlabel() == "pass@1"
+    assert ax.get_xlim() == (0, 1)  # an interval reaches 0.95: the whole of [0, 1]
+
+
+def test_the_forest_keeps_zero_and_stops_short_of_one_when_every_agent_is_far_below():
+    low = {}
+    for agent, per_k in FIVE.items():
+        value, *ranks = per_k[5]
+        low[agent] = {5: (value / 4, *ranks)}
+    ax = plots.leaderboard_forest(board_frame(low, ks=(5,)))
+    highest = max(min(per_k[5][0] + 0.05, 1.0) for per_k in low.values())
+    left, right = ax.get_xlim()
+    assert left == 0
+    assert highest < right < 1  # the largest upper limit (0.23) fits, with a margin under 0.4
+    assert right <= highest + 0.15
+
+
+def test_the_forest_shades_every_other_tie_group_and_says_what_a_group_is():
+    board = board_frame(FIVE)
+    ax = plots.leaderboard_forest(board, k=5)
+    rows = forest_rows(ax)
+    groups = {agent: per_k[5][4] for agent, per_k in FIVE.items()}
+    ticks = dict(zip(shown(ax.get_yticklabels()), ax.get_yticks(), strict=True))
+    bands = [patch for patch in ax.patches if isinstance(patch, Rectangle)]
+    # groups 1 and 3 shaded, group 2 left plain: a band spans its agents' rows, half a row over
+    shaded = [1, 3]
+    assert len(bands) == len(shaded)
+    for band, group in zip(sorted(bands, key=lambda band: band.get_y()), shaded, strict=True):
+        members = [ticks[agent] for agent, _, _, _ in rows if groups[agent] == group]
+        y = band.get_y()
+        assert sorted([y, y + band.get_height()]) == pytest.approx(
+            [min(members) - 0.5, max(members) + 0.5]
+        )
+    legend = shown(ax.get_legend().get_texts())
+    assert any("tie group" in text for text in legend)
+    assert "95% CI" in " ".join(legend)
+
+
+def test_the_forest_labels_agents_by_their_values_drawn_literally():
+    agents = {
+        ("cost $5", "v$1"): FIVE["alpha"],
+        ("plain", "$x^$"): FIVE["beta"],
+    }
+    board = board_frame(agents, by=("model", "prompt"))
+    ax = plots.leaderboard_forest(board)
+    ax.figure.canvas.draw()  # mathtext would parse here, and fail on "$x^$"
+    assert [row[0] for row in forest_rows(ax)] == ["cost $5 / v$1", "plain / $x^$"]
+
+
+def test_the_forest_refuses_a_k_the_board_lacks_and_a_table_that_is_not_a_board():
+    board = board_frame(FIVE)
+    with pytest.raises(
+        ValueError, match=r"k = 3 is not in the leaderboard; choose one of \[1, 5\]"
+    ):
+        plots.leaderboard_forest(board, k=3)
+    with pytest.raises(ValueError, match=r"no column 'rank'.*pass the DataFrame that leaderboard"):
+        plots.leaderboard_forest(pairs_frame({"a": 0.5, "b": 0.4}))
+    with pytest.raises(TypeError, match="DataFrame from leaderboard"):
+        plots.leaderboard_forest([1, 2])
+    unmarked = board.copy()
+    unmarked.attrs = {}
+    with pytest.raises(ValueError, match=r"no 'metric' in its attrs.*leaderboard"):
+        plots.leaderboard_forest(unmarked)
+
+
+# --- the pairwise heatmap -------------------------------------------------------------------
+
+
+def heatmap_image(ax):
+    (image,) = [item for item in ax.get_children() if isinstance(item, AxesImage)]
+    return image
+
+
+def cell_texts(ax, size):
+    """The text drawn in each cell, keyed by (row, column)."""
+    return {
+        (round(text.get_position()[1]), round(text.get_position()[0])): text.get_text()
+        for text in ax.texts
+        if 0 <= text.get_position()[0] < size
+    }
+
+
+VALUES = {"b": 0.4, "a": 0.9, "d": 0.1, "c": 0.6, "e": 0.75}
+
+
+def test_the_heatmap_holds_row_minus_column_best_agent_first_and_mirrors_each_pair():
+    pairs = pairs_frame(VALUES)
+    ax = plots.pairwise_heatmap(pairs)
+    order = sorted(VALUES, key=lambda agent: -VALUES[agent])
+    assert shown(ax.get_yticklabels()) == order
+    assert shown(ax.get_xticklabels()) == order
+    image = heatmap_image(ax)
+    matrix = np.ma.filled(image.get_array().astype(float), np.nan)
+    k = 3  # the largest
+    for (i, row), (j, column) in itertools.product(enumerate(order), repeat=2):
+        if i == j:
+            assert np.isnan(matrix[i, j])  # the diagonal is blank
+        else:
+            assert matrix[i, j] == pytest.approx(VALUES[row] / k - VALUES[column] / k)
+    np.testing.assert_allclose(matrix, -matrix.T)  # one pair each way, opposite signs
+    norm = image.norm
+    assert norm.vmin == -norm.vmax  # a diverging map centred at 0
+    assert norm.vmax >= np.nanmax(np.abs(matrix))
+    assert ax.figure.axes[1].get_ylabel() == f"difference (row {MINUS} column)"
+
+
+def test_the_heatmap_writes_each_difference_and_marks_where_the_adjusted_p_is_small():
+    # each pair is stored once, as a - b; a p at the level counts, as in the leaderboard's ranks
+    significant = {("a", "d"): 0.01, ("b", "c"): 0.05}
+    pairs = pairs_frame(VALUES, p_adjusted={**significant, ("b", "a"): 0.0501})
+    ax = plots.pairwise_heatmap(pairs, metric="pass_pow_k", k=1)
+    order = sorted(VALUES, key=lambda agent: -VALUES[agent])
+    texts = cell_texts(ax, len(order))
+    marked = {frozenset(pair) for pair in significant}
+    expected = {}
+    for (i, row), (j, column) in itertools.product(enumerate(order), repeat=2):
+        if i != j:
+            mark = "*" if frozenset((row, column)) in marked else ""
+            expected[i, j] = f"{VALUES[row] - VALUES[column]:.2f}{mark}"
+    assert texts == expected
+    title = ax.get_title()
+    assert "Holm" in title
+    assert "95%" in title
+    assert "p \N{LESS-THAN OR EQUAL TO} 0.05" in title
+
+
+def test_the_heatmap_draws_the_metric_and_k_asked_for_and_names_the_adjustment():
+    pairs = pairs_frame(VALUES, adjust="bh", level=0.9)
+    ax = plots.pairwise_heatmap(pairs, metric="pass_at_k", k=1)
+    order = sorted(VALUES, key=lambda agent: -VALUES[agent])
+    matrix = np.ma.filled(heatmap_image(ax).get_array().astype(float), np.nan)
+    first, second = order.index("b"), order.index("a")  # stored as b - a, with 0.05 added to b
+    assert matrix[first, second] == pytest.approx(VALUES["b"] + 0.05 - VALUES["a"])
+    assert matrix[second, first] == pytest.approx(-(VALUES["b"] + 0.05 - VALUES["a"]))
+    title = ax.get_title()
+    assert "Benjamini-Hochberg" in title
+    assert "90%" in title
+    assert "p \N{LESS-THAN OR EQUAL TO} 0.1" in title
+    assert "pass@1" in title
+    unadjusted = plots.pairwise_heatmap(pairs_frame(VALUES, adjust=None), ax=plt.figure().gca())
+    assert "not adjusted" in unadjusted.get_title()
+    assert "pass$^{3}$" in unadjusted.get_title()
+
+
+def test_the_heatmap_joins_the_values_of_several_columns_and_draws_them_literally():
+    pairs = pairs_frame({"$x^$": 0.5, "cost $5": 0.7}, tuples=True)
+    ax = plots.pairwise_heatmap(pairs)
+    ax.figure.canvas.draw()
+    assert shown(ax.get_yticklabels()) == ["cost $5 / x", "$x^$ / x"]
+
+
+def test_the_heatmap_of_many_agents_drops_the_numbers_and_keeps_the_marks():
+    values = {f"agent {i:02d}": i / 30 for i in range(25)}
+    pairs = pairs_frame(values, ks=(1,), p_adjusted={("agent 00", "agent 24"): 0.001})
+    ax = plots.pairwise_heatmap(pairs)
+    assert sorted(cell_texts(ax, 25).values()) == ["*", "*"]  # the pair, both ways round
+    few = plots.pairwise_heatmap(pairs_frame(VALUES), ax=plt.figure().gca())
+    many_size = ax.texts[0].get_fontsize()
+    assert many_size < few.texts[0].get_fontsize()
+
+
+def test_the_heatmap_refuses_what_it_cannot_draw():
+    pairs = pairs_frame(VALUES)
+    with pytest.raises(ValueError, match=r"k = 2 is not in the table; choose one of \[1, 3\]"):
+        plots.pairwise_heatmap(pairs, k=2)
+    with pytest.raises(ValueError, match=r"no rows for metric 'pass@k'.*'pass_at_k', 'pass_pow_k'"):
+        plots.pairwise_heatmap(pairs, metric="pass@k")
+    with pytest.raises(ValueError, match=r"no column 'a'.*pass the DataFrame that pairwise"):
+        plots.pairwise_heatmap(board_frame(FIVE))
+    with pytest.raises(TypeError, match="DataFrame from pairwise"):
+        plots.pairwise_heatmap({"a": 1})
+    twice = pd.concat([pairs, pairs.head(1).assign(a=pairs["b"].iloc[0], b=pairs["a"].iloc[0])])
+    twice.attrs = pairs.attrs
+    with pytest.raises(ValueError, match=r"the pair \('[ab]', '[ab]'\) is in the table twice"):
+        plots.pairwise_heatmap(twice, k=1)
+    unmarked = pairs.copy()
+    unmarked.attrs = {}
+    with pytest.raises(ValueError, match=r"no 'confidence_level' in its attrs.*pairwise"):
+        plots.pairwise_heatmap(unmarked)
