@@ -449,13 +449,14 @@ def _warn_floor(cells: Cells, counted: Floats, r: int, ks: Ints, metrics: list[s
         short = np.flatnonzero(counted[group] < 2)
         if not len(short):
             continue
-        rows = ", ".join(f"{metrics[j]} at k = {ks[j]}" for j in short)
-        needs = ", ".join(f"{max(r, 2 * int(ks[j]))}" for j in short)
+        rows = ", ".join(
+            f"{metrics[j]} at k = {ks[j]} ({max(r, 2 * int(ks[j]))} runs)" for j in short
+        )
         warn(
-            f"no noise floor for {rows}{_in_group(cells, group)} with {r} run(s) per "
-            f"comparison: a task needs max(r, 2k) runs ({needs}) to estimate its run-to-run "
-            f"variance without bias, and fewer than two tasks have them, so noise_floor and "
-            f"standard_error are NaN; run more tasks that many times, or compare fewer runs",
+            f"no noise floor{_in_group(cells, group)} with {r} run(s) per comparison for "
+            f"{rows}: a task needs max(r, 2k) runs to estimate its run-to-run variance without "
+            f"bias, and fewer than two tasks have them, so noise_floor and standard_error are "
+            f"NaN; run more tasks that many times, or compare fewer runs",
             RuntimeWarning,
         )
 
