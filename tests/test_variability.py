@@ -173,6 +173,8 @@ def test_tau_bench_trials_icc_and_flip_share(tau_bench_published: dict[int, floa
     assert round(row["run_pass_at_1_min"], 2) == 0.40
     assert round(row["run_pass_at_1_max"], 2) == 0.44
     assert row["run_pass_at_1_sd"] == pytest.approx(np.std(trial_rates, ddof=1), abs=1e-15)
+    passes = y.sum(axis=1)
+    assert row["flip_share"] == np.mean((passes > 0) & (passes < y.shape[1]))
     # README: successes per task over the 4 trials are 0 for 14 tasks, 4 for 10
     assert row["flip_share"] == pytest.approx((50 - 14 - 10) / 50, abs=1e-15)
     # ICC(1) of a balanced table by hand: MSB and MSW from the task means
@@ -485,3 +487,13 @@ def test_a_runs_per_comparison_no_memory_holds_is_refused_before_it_is_allocated
     counts = pd.DataFrame({"task": [0, 1], "n": 4, "c": [1, 2]})
     with pytest.raises(ValueError, match=r"the noise floor would hold .* compare fewer runs"):
         pk.noise_floor(counts, runs_per_comparison=10**12)
+
+
+def test_each_group_gets_the_figures_of_its_runs_alone() -> None:
+    runs = runs_of(OUTCOMES)
+    for function in (pk.noise_floor, pk.consistency):
+        grouped = function(runs, by="model")
+        for model in ("a", "b"):
+            alone = function(runs[runs["model"] == model].drop(columns="model"))
+            mine = grouped[grouped["model"] == model].drop(columns="model")
+            pd.testing.assert_frame_equal(mine.reset_index(drop=True), alone)
