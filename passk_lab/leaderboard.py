@@ -3,9 +3,9 @@
 Every pair of agents is compared task by task, as :func:`~passk_lab.compare`
 compares two: the difference in pass^k (or pass@k), its paired interval,
 and the correlation of the agents' per-task scores. Each pair also gets the
-p-value of the exact paired permutation test of no difference (McNemar's
-exact test at k = 1 with one run per task), adjusted for the number of pairs
-by Holm's step-down method (or Benjamini and Hochberg's).
+p-value of the paired sign-flip test of no difference (McNemar's exact
+test at k = 1 with one run per task), adjusted for the number of pairs by
+Holm's step-down method (or Benjamini and Hochberg's).
 
 A leaderboard ranks the agents by their estimate at each k, and turns the
 Holm-adjusted tests at level ``1 - confidence_level`` into rank intervals:
@@ -221,7 +221,7 @@ def pairwise(
         from every agent with a warning and listed in
         ``attrs["dropped_tasks"]``.
     n_resamples : int
-        Draws of the Monte Carlo permutation test, used only where the exact
+        Draws of the Monte Carlo sign-flip test, used only where the exact
         distribution would be too large (``test`` says which was used).
     rng : int, numpy.random.Generator or None
         Seed or generator of those draws.
@@ -236,9 +236,9 @@ def pairwise(
         ``value_a - value_b`` over the ``n_tasks`` tasks where both have at
         least k runs, with :func:`~passk_lab.compare`'s paired interval (not
         adjusted); ``correlation`` is that of their per-task estimates.
-        ``p_value`` is the two-sided p-value of the exact paired permutation
-        test of no difference (``test``: ``mcnemar_exact`` at k = 1 with one
-        run per task, ``permutation_exact``, or ``permutation_monte_carlo``),
+        ``p_value`` is the two-sided p-value of the paired sign-flip test of
+        no difference (``test``: ``mcnemar_exact`` at k = 1 with one run per
+        task, ``sign_flip_exact``, or ``sign_flip_monte_carlo``),
         ``p_adjusted`` the adjusted one. With several `by` columns, ``a`` and
         ``b`` hold tuples.
 
@@ -250,9 +250,14 @@ def pairwise(
 
     Notes
     -----
-    The test's null hypothesis is that on every task both agents pass a run
-    with the same chance; it conditions on each task's passes, so it is exact
-    at any number of tasks and runs. The interval and the test are separate
+    The test flips the sign of each task's difference ``d_i`` at random: its
+    null hypothesis is that the two agents' outcomes on a task are as likely
+    either way round (so the spread of the observed differences, an
+    agent-by-task interaction included, is the null's spread). Its p-value
+    is computed exactly on the lattice the differences live on (Monte Carlo
+    where that is too large), and it is exact at any number of tasks when
+    both agents have the same runs on each task; with unequal runs it is
+    approximate. The interval and the test are separate
     procedures: near the level, an interval can exclude 0 while the test's
     p-value is above ``1 - confidence_level``, or the other way round.
 
@@ -269,9 +274,9 @@ def pairwise(
     >>> table = pairwise(runs, ks=[3])
     >>> table[table.metric == "pass_pow_k"][["a", "b", "difference", "p_adjusted"]].round(4)
        a  b  difference  p_adjusted
-    0  a  b      0.3667      0.0000
+    0  a  b      0.3667      0.0001
     1  a  c      0.5167      0.0000
-    2  b  c      0.1500      0.0938
+    2  b  c      0.1500      0.1078
     """
     level = confidence(confidence_level)
     chosen = _check_adjust(adjust)
@@ -375,7 +380,7 @@ def leaderboard(
         from every agent with a warning and listed in
         ``attrs["dropped_tasks"]``.
     n_resamples : int
-        Draws of the Monte Carlo permutation test, used only where its exact
+        Draws of the Monte Carlo sign-flip test, used only where its exact
         distribution would be too large.
     rng : int, numpy.random.Generator or None
         Seed or generator of those draws.
@@ -412,7 +417,7 @@ def leaderboard(
     Notes
     -----
     Agent i is shown to be better than agent j when i's estimate is higher
-    and the exact paired permutation test of the pair (:func:`pairwise`),
+    and the paired sign-flip test of the pair (:func:`pairwise`),
     Holm-adjusted over all pairs at that k, rejects no difference at level
     ``alpha = 1 - confidence_level``. Then ``rank_low`` is one more than the
     number of agents shown to be better, and ``rank_high`` the number of
