@@ -20,6 +20,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.image import AxesImage
 from matplotlib.patches import Rectangle
 
+import passk_lab as pk
 from passk_lab import plots
 
 MINUS = "\N{MINUS SIGN}"
@@ -169,8 +170,8 @@ def test_the_forest_draws_the_agents_best_first_at_the_largest_k_with_their_inte
     assert ax.get_xlim()[0] == 0
 
 
-def test_the_forest_at_a_chosen_k_reads_the_ranked_metric():
-    board = board_frame(FIVE, metric="pass_at_k")
+def test_the_forest_at_a_chosen_k_reads_the_ranked_metric_in_rank_order():
+    board = board_frame(FIVE, metric="pass_at_k").iloc[::-1]  # a table sorted otherwise
     ax = plots.leaderboard_forest(board, k=1)
     at_1 = {agent: per_k[1] for agent, per_k in FIVE.items()}
     rows = forest_rows(ax)
@@ -279,12 +280,24 @@ def test_the_heatmap_holds_row_minus_column_best_agent_first_and_mirrors_each_pa
     norm = image.norm
     assert norm.vmin == -norm.vmax  # a diverging map centred at 0
     assert norm.vmax >= np.nanmax(np.abs(matrix))
+    best, worst = order.index("a"), order.index("d")
+    ahead, behind = image.to_rgba(matrix[best, worst]), image.to_rgba(matrix[worst, best])
+    assert ahead[2] > ahead[0]  # blue where the row's agent is ahead
+    assert behind[0] > behind[2]  # red where it is behind
+    assert image.to_rgba(0.0)[:3] == pytest.approx((1, 1, 1), abs=0.05)  # white at 0
+    colors = {
+        (round(text.get_position()[1]), round(text.get_position()[0])): text.get_color()
+        for text in ax.texts
+    }
+    near = order.index("e")  # a - e is among the smallest differences, a - d the largest
+    assert colors[best, worst] == colors[worst, best] == "white"  # on the darkest cells
+    assert colors[best, near] == colors[near, best] == "black"  # on the palest
     assert ax.figure.axes[1].get_ylabel() == f"difference (row {MINUS} column)"
 
 
 def test_the_heatmap_writes_each_difference_and_marks_where_the_adjusted_p_is_small():
     # each pair is stored once, as a - b; a p at the level counts, as in the leaderboard's ranks
-    significant = {("a", "d"): 0.01, ("b", "c"): 0.05}
+    significant = {("a", "d"): 0.01, ("b", "c"): 1 - 0.95}
     pairs = pairs_frame(VALUES, p_adjusted={**significant, ("b", "a"): 0.0501})
     ax = plots.pairwise_heatmap(pairs, metric="pass_pow_k", k=1)
     order = sorted(VALUES, key=lambda agent: -VALUES[agent])
@@ -333,8 +346,10 @@ def test_the_heatmap_of_many_agents_drops_the_numbers_and_keeps_the_marks():
     ax = plots.pairwise_heatmap(pairs)
     assert sorted(cell_texts(ax, 25).values()) == ["*", "*"]  # the pair, both ways round
     few = plots.pairwise_heatmap(pairs_frame(VALUES), ax=plt.figure().gca())
-    many_size = ax.texts[0].get_fontsize()
-    assert many_size < few.texts[0].get_fontsize()
+    twelve = {f"agent {i:02d}": i / 30 for i in range(12)}
+    more = plots.pairwise_heatmap(pairs_frame(twelve), ax=plt.figure().gca())
+    assert len(more.texts) == 12 * 11  # every cell but the diagonal written in
+    assert more.texts[0].get_fontsize() < few.texts[0].get_fontsize()  # in smaller writing
 
 
 def test_the_heatmap_refuses_what_it_cannot_draw():
@@ -355,3 +370,33 @@ def test_the_heatmap_refuses_what_it_cannot_draw():
     unmarked.attrs = {}
     with pytest.raises(ValueError, match=r"no 'confidence_level' in its attrs.*pairwise"):
         plots.pairwise_heatmap(unmarked)
+
+
+# --- the tables the statistics return -------------------------------------------------------
+
+
+def test_both_pictures_draw_what_the_leaderboard_and_pairwise_return():
+    runs = pd.concat(
+        [
+            pk.simulate_coin(p=p, tasks=20, k=2, seed=seed).assign(model=name, prompt="v1")
+            for name, p, seed in [("b", 0.8, 2), ("a", 0.95, 1), ("c", 0.5, 3)]
+        ]
+    )
+    board = pk.leaderboard(runs, by=["model", "prompt"], n_resamples=200, rng=0)
+    ax = plots.leaderboard_forest(board)
+    at_2 = board[board["k"] == 2].sort_values("rank", kind="stable")
+    rows = forest_rows(ax)
+    assert [row[0] for row in rows] == [f"{model} / v1" for model in at_2["model"]]
+    assert [row[1] for row in rows] == pytest.approx(at_2["pass_pow_k"].tolist())
+    assert [row[3] for row in rows] == [
+        f"rank {rank} ({low}{DASH}{high})"
+        for rank, low, high in at_2[["rank", "rank_low", "rank_high"]].to_numpy()
+    ]
+    pairs = pk.pairwise(runs, by=["model", "prompt"], n_resamples=200, rng=0)
+    heatmap = plots.pairwise_heatmap(pairs, ax=plt.figure().gca())
+    labels = shown(heatmap.get_yticklabels())
+    matrix = np.ma.filled(heatmap_image(heatmap).get_array().astype(float), np.nan)
+    chosen = pairs[(pairs["metric"] == "pass_pow_k") & (pairs["k"] == 2)]
+    for (a, _), (b, _), difference in chosen[["a", "b", "difference"]].to_numpy():
+        i, j = labels.index(f"{a} / v1"), labels.index(f"{b} / v1")
+        assert (matrix[i, j], matrix[j, i]) == pytest.approx((difference, -difference))

@@ -64,13 +64,6 @@ def _agent(value: Hashable) -> str:
     return literal(" / ".join(map(str, value)) if isinstance(value, tuple) else value)
 
 
-def _count(value: float) -> str:
-    """Return a rank as text: a whole number without its ``.0``, a dash when there is none."""
-    if pd.isna(value):
-        return "\N{EN DASH}"
-    return f"{int(value)}" if float(value).is_integer() else f"{value:g}"
-
-
 def _font_size(agents: int, *, most: float, fewest: float, from_agents: int) -> float:
     """Return a text size for `agents` rows: `most` to `from_agents`, then less, to `fewest`."""
     return max(fewest, most - 0.4 * max(0, agents - from_agents))
@@ -103,14 +96,14 @@ def leaderboard_forest(
     -----
     One row per agent, in rank order: the ranked metric (``attrs["metric"]``)
     as a point with its interval as a line, and at the right its rank with
-    the simultaneous interval of the rank, ``rank 2 (1-4)`` (an en dash). Every other tie
-    group is shaded: group 1 holds the agents that cannot be told from the
-    best one, and each later group starts at the first agent that can be told
-    from the previous group's first. The x axis starts at 0, so that a gap
-    between two agents looks as large as it is on the scale of shares, and
-    ends at 1 or, when every interval stops well short of it, at the next
-    tenth past the highest, so that a hard benchmark's agents are not
-    squeezed into a corner.
+    the simultaneous interval of the rank, ``rank 2 (1-4)`` (with an en
+    dash). Every other tie group is shaded: group 1 holds the agents that
+    cannot be told from the best one, and each later group starts at the
+    first agent that can be told from the previous group's first. The x axis
+    starts at 0, so that a gap between two agents looks as large as it is on
+    the scale of shares, and ends at 1 or, when every interval stops well
+    short of it, at the next tenth past the highest, so that a hard
+    benchmark's agents are not squeezed into a corner.
 
     Examples
     --------
@@ -167,7 +160,7 @@ def leaderboard_forest(
         ax.text(
             1.02,
             row,
-            f"rank {_count(rank)} ({_count(rank_low)}\N{EN DASH}{_count(rank_high)})",
+            f"rank {rank:g} ({rank_low:g}\N{EN DASH}{rank_high:g})",
             transform=ax.get_yaxis_transform(),
             va="center",
             fontsize=size,
@@ -247,8 +240,9 @@ def pairwise_heatmap(
     the table holds each pair once, as ``a - b``, and its mirror cell is
     ``-(a - b)``. The colours diverge from white at 0, blue where the row's
     agent is ahead, red where it is behind, symmetric about 0. Each cell has
-    its difference written in, with a ``*`` where the adjusted p-value is
-    below ``1 - confidence_level``; the title names the adjustment. The
+    its difference written in, with a ``*`` where the adjusted p-value is at
+    most ``1 - confidence_level`` (the rule by which the leaderboard's ranks
+    tell two agents apart); the title names the adjustment and the level. The
     diagonal is blank. The writing gets smaller with more agents; past 20
     agents only the marks are written.
 
@@ -314,20 +308,19 @@ def pairwise_heatmap(
     image = ax.imshow(matrix, cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
     ax.figure.colorbar(image, ax=ax, label="difference (row \N{MINUS SIGN} column)")
     size = _font_size(agents, most=9, fewest=5, from_agents=5)
+    numbers = agents <= _MOST_NUMBERS
     for i, j in zip(*np.nonzero(np.isfinite(matrix)), strict=True):
         value = matrix[i, j]
         mark = "*" if marked[i, j] else ""
-        text = f"{value:.2f}{mark}" if agents <= _MOST_NUMBERS else mark
-        if text:
-            dark = abs(norm(value) - 0.5) > 0.3
+        if numbers or mark:
             ax.text(
                 j,
                 i,
-                text,
+                f"{value:.2f}{mark}" if numbers else mark,
                 ha="center",
                 va="center",
-                fontsize=size,
-                color="white" if dark else "black",
+                fontsize=size if numbers else min(9.0, 1.6 * size),  # a mark alone can be larger
+                color="white" if abs(norm(value) - 0.5) > 0.3 else "black",
             )
     labels = [_agent(agent) for agent in order]
     ticks = _font_size(agents, most=9, fewest=5, from_agents=8)
