@@ -10,7 +10,7 @@ from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from passk_lab._choices import FORMATS, INTERVAL_METHODS
+from passk_lab._choices import BOOTSTRAP_METHODS, FORMATS, INTERVAL_METHODS
 from passk_lab._version import __version__
 
 if TYPE_CHECKING:
@@ -118,8 +118,8 @@ def _k_values(text: str) -> Sequence[int]:
     return values
 
 
-def _read_runs(args: argparse.Namespace) -> pd.DataFrame:
-    """Read RUNS_FILE in the format --format names (or detects), with --scorer and --threshold."""
+def _read_runs(args: argparse.Namespace, path: str | None = None) -> pd.DataFrame:
+    """Read RUNS_FILE (or `path`) as --format, --scorer and --threshold say."""
     from passk_lab.io import read
 
     options: dict[str, object] = {}
@@ -127,43 +127,154 @@ def _read_runs(args: argparse.Namespace) -> pd.DataFrame:
         options["scorer"] = args.scorer
     if args.threshold is not None:
         options["threshold"] = args.threshold
-    return read(args.runs_file, format=args.format, **options)
+    return read(args.runs_file if path is None else path, format=args.format, **options)
 
 
-def _curve_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Return the reliability curve's keywords, from the options `_curve_arguments` adds."""
+def _interval_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Return the keywords every statistic takes, from the options `_interval_arguments` adds."""
     return {
-        "by": args.by,
         "errors": args.errors,
         "confidence_level": args.confidence_level,
-        "method": args.method,
         "n_resamples": args.resamples,
         "rng": args.seed,
     }
 
 
-def _analyze(args: argparse.Namespace) -> int:
-    from passk_lab.estimators import reliability_curve
+def _curve_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Return the reliability curve's keywords, from the options `_curve_arguments` adds."""
+    return {"by": args.by, "method": args.method, **_interval_options(args)}
+
+
+def _shown(table: pd.DataFrame, args: argparse.Namespace) -> str:
+    """Return a result table as --to asks.
+
+    CSV and JSON keep the library's names; the plain table and Markdown show it as the report
+    does: its labels, each interval in one column, three decimals.
+    """
     from passk_lab.report._tables import guard_formulas, labelled, to_markdown
 
-    curve = reliability_curve(_read_runs(args), args.k, **_curve_options(args))
     if args.to == "csv":
-        _emit((guard_formulas(curve) if args.formula_guard else curve).to_csv(index=False))
-    elif args.to == "json":
-        _emit(curve.to_json(orient="records", indent=2) + "\n")
-    else:  # the report's table: its labels, each interval in one column, three decimals
-        shown = labelled(curve)
-        if args.to == "markdown":
-            _emit(to_markdown(shown, digits=3) + "\n")
-        else:
-            wide: dict[Hashable, int] = {name: len(name) + 1 for name in shown.columns}
-            text = shown.to_string(
-                index=False,
-                float_format=lambda value: f"{value:.3f}",
-                col_space=wide,  # the labels hold spaces: set them apart
-            )
-            _emit(text + "\n")
+        return str((guard_formulas(table) if args.formula_guard else table).to_csv(index=False))
+    if args.to == "json":
+        return str(table.to_json(orient="records", indent=2)) + "\n"
+    shown = labelled(table)
+    if args.to == "markdown":
+        return to_markdown(shown, digits=3) + "\n"
+    wide: dict[Hashable, int] = {name: len(name) + 1 for name in shown.columns}
+    text = shown.to_string(
+        index=False,
+        float_format=lambda value: f"{value:.3f}",
+        col_space=wide,  # the labels hold spaces: set them apart
+    )
+    return text + "\n"
+
+
+def _analyze(args: argparse.Namespace) -> int:
+    from passk_lab.estimators import reliability_curve
+
+    _emit(_shown(reliability_curve(_read_runs(args), args.k, **_curve_options(args)), args))
     return 0
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    from passk_lab._labels import LABELS
+    from passk_lab.leaderboard import leaderboard, pairwise
+
+    runs = _read_runs(args)
+    options = {"by": args.by, "ks": args.k, "unmatched": args.unmatched, **_interval_options(args)}
+    if args.pairs:
+        pairs = pairwise(runs, **options)
+        _emit(_shown(_of_metric(pairs, args.metric), args))
+        return 0
+    board = leaderboard(runs, metric=args.metric, **options)
+    if args.to in ("csv", "json"):  # one table, that a program reads back
+        _emit(_shown(board, args))
+        return 0
+    pairs = _of_metric(pairwise(runs, **options), args.metric)  # at the board's ks
+    _emit(
+        _shown(board, args)
+        + f"\nEvery pair at {LABELS[args.metric]}: A - B is a less b; p_adjusted is Holm's "
+        "over the pairs at each k, as the ranks take it\n\n" + _shown(pairs, args)
+    )
+    return 0
+
+
+def _of_metric(pairs: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Return the rows of a pairwise table at one metric, its ``attrs`` kept."""
+    rows = pairs[pairs["metric"] == metric].reset_index(drop=True)
+    rows.attrs = dict(pairs.attrs)
+    return rows
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from passk_lab.compare import compare
+
+    sides, names = _compared(args)
+    options = {"method": args.method, **_interval_options(args)}
+    table = compare(sides[0], sides[1], args.k, unmatched=args.unmatched, **options)
+    heading = "" if args.to in ("csv", "json") else f"A: {names[0]}; B: {names[1]}\n\n"
+    _emit(heading + _shown(table, args))
+    return 0
+
+
+def _compared(args: argparse.Namespace) -> tuple[list[pd.DataFrame], list[str]]:
+    """Return the two agents' runs that compare names, and how to name each, or refuse."""
+    files, by, chosen = args.runs_file, args.by or [], [args.a, args.b]
+    if len(files) > 2:
+        raise ValueError(
+            f"compare takes one runs file (with --by, --a and --b) or two (one agent each), got "
+            f"{len(files)}: {' '.join(files)}; give two of them"
+        )
+    if len(files) == 2:
+        if by or any(value is not None for value in chosen):
+            raise ValueError(
+                "--by, --a and --b pick two agents from one runs file, and two files are one "
+                "agent each: leave them out, or give one file"
+            )
+        return [_read_runs(args, path) for path in files], list(files)
+    if not by:
+        if any(value is not None for value in chosen):
+            raise ValueError(
+                "--a and --b are values of the column that names the agents: give it with --by "
+                "COL (e.g. --by model)"
+            )
+        raise ValueError(
+            "compare needs two agents: give two runs files, one agent each, or one file with "
+            "--by COL --a X --b Y"
+        )
+    if len(by) > 1:
+        raise ValueError(
+            f"--a and --b are values of one --by column, got {len(by)}: {', '.join(by)}; give one"
+        )
+    if args.a is None or args.b is None:
+        raise ValueError(f"compare --by {by[0]} needs both --a and --b: the two agents to compare")
+    if args.a == args.b:
+        raise ValueError(f"--a and --b both name {args.a!r}; name two agents")
+    runs = _read_runs(args, files[0])
+    sides = [
+        _agent_runs(runs, by[0], value, option) for value, option in zip(chosen, "ab", strict=True)
+    ]
+    return sides, [f"{by[0]}={value}" for value in chosen]
+
+
+def _agent_runs(runs: pd.DataFrame, column: str, value: str, option: str) -> pd.DataFrame:
+    """Return the runs whose `column` reads `value` (compared as text), or name the values."""
+    from passk_lab._data.rules import display
+
+    if column not in runs.columns:
+        raise ValueError(
+            f"--by {column}: the runs have no column {column!r}; they have "
+            f"{', '.join(map(str, runs.columns))}"
+        )
+    values = {str(display(seen)): seen for seen in runs[column].dropna().unique()}
+    if value not in values:
+        shown = sorted(values)
+        listed = ", ".join(shown[:20]) + (f" and {len(shown) - 20} more" if len(shown) > 20 else "")
+        raise ValueError(
+            f"--{option} {value!r} is not a value of column {column!r}, which holds: {listed}"
+        )
+    chosen: pd.DataFrame = runs[runs[column] == values[value]]
+    return chosen
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -185,12 +296,15 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _input_arguments(parser: argparse.ArgumentParser) -> None:
+def _input_arguments(parser: argparse.ArgumentParser, *, files: str = "one") -> None:
+    """Add RUNS_FILE (one, or with `files` "one or two" one or more) and how to read it."""
     parser.add_argument(
         "runs_file",
         metavar="RUNS_FILE",
+        nargs=None if files == "one" else "+",
         help="a runs table (.csv, .jsonl, .parquet), tau-bench results (.json), or an Inspect "
-        "log (.eval, .json) or log directory",
+        "log (.eval, .json) or log directory"
+        + ("" if files == "one" else "; two of them are two agents, one each"),
     )
     parser.add_argument(
         "--format",
@@ -212,6 +326,23 @@ def _input_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _k_argument(parser: argparse.ArgumentParser, default: str) -> None:
+    parser.add_argument(
+        "--k", type=_k_values, metavar="KS", help=f"k values: 5, 1,2,4 or 1..8 (default: {default})"
+    )
+
+
+def _output_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add --to, what to print, and the CSV's formula guard."""
+    parser.add_argument(
+        "--to",
+        choices=["table", "csv", "markdown", "json"],
+        default="table",
+        help="what to print (default: a plain table)",
+    )
+    _guard_argument(parser)
+
+
 def _guard_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-formula-guard",
@@ -222,10 +353,38 @@ def _guard_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _curve_arguments(parser: argparse.ArgumentParser) -> None:
+def _by_argument(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
     parser.add_argument(
-        "--by", action="append", metavar="COL", help="grouping column (repeat for several)"
+        "--by",
+        action="append",
+        required=required,
+        metavar="COL",
+        help="grouping column (repeat for several)",
     )
+
+
+def _unmatched_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--unmatched",
+        choices=["raise", "drop"],
+        default="raise",
+        help=f"a task that not every agent has is refused (default) or dropped from {what}, "
+        "with a warning",
+    )
+
+
+def _interval_arguments(
+    parser: argparse.ArgumentParser,
+    *,
+    resamples: str,
+    methods: Sequence[str] = (),
+    method: str = "",
+) -> None:
+    """Add --errors and the interval options.
+
+    --confidence-level, --method among `methods` (helped as `method`; none when there are no
+    methods), --resamples (helped as `resamples`) and --seed.
+    """
     parser.add_argument(
         "--errors",
         choices=["fail", "exclude"],
@@ -239,22 +398,27 @@ def _curve_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="LEVEL",
         help="of every interval (default: 0.95)",
     )
-    parser.add_argument(
-        "--method",
-        choices=INTERVAL_METHODS,
-        default="auto",
-        metavar="METHOD",
-        help="interval of pass^k and pass@k: %(choices)s (default: auto, Clopper-Pearson on "
-        "the tasks where every task has k runs, else on the effective number of tasks)",
-    )
-    parser.add_argument(
-        "--resamples", type=_whole(1), default=10_000, metavar="N", help="bootstrap resamples"
-    )
+    if methods:
+        parser.add_argument(
+            "--method", choices=methods, default="auto", metavar="METHOD", help=method
+        )
+    parser.add_argument("--resamples", type=_whole(1), default=10_000, metavar="N", help=resamples)
     parser.add_argument(
         "--seed",
         type=_whole(0),
         default=0,
-        help="seed of a bootstrap method (default: 0, so a file always prints the same intervals)",
+        help="seed of the resamples (default: 0, so a file always prints the same figures)",
+    )
+
+
+def _curve_arguments(parser: argparse.ArgumentParser) -> None:
+    _by_argument(parser)
+    _interval_arguments(
+        parser,
+        resamples="bootstrap resamples",
+        methods=INTERVAL_METHODS,
+        method="interval of pass^k and pass@k: %(choices)s (default: auto, Clopper-Pearson on "
+        "the tasks where every task has k runs, else on the effective number of tasks)",
     )
 
 
@@ -295,16 +459,8 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     _input_arguments(analyze)
-    analyze.add_argument(
-        "--k", type=_k_values, metavar="KS", help="k values: 5, 1,2,4 or 1..8 (default: 1..n)"
-    )
-    analyze.add_argument(
-        "--to",
-        choices=["table", "csv", "markdown", "json"],
-        default="table",
-        help="what to print (default: a plain table)",
-    )
-    _guard_argument(analyze)
+    _k_argument(analyze, "1..n")
+    _output_arguments(analyze)
     _curve_arguments(analyze)
     analyze.set_defaults(handler=_analyze)
 
@@ -335,6 +491,65 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--title", default="Reliability report", help="the report's heading")
     _curve_arguments(report)
     report.set_defaults(handler=_report)
+
+    board = commands.add_parser(
+        "leaderboard",
+        help="rank the agents of a runs file by pass^k, with simultaneous rank intervals",
+        description=(
+            "Read runs as analyze does and rank the agents --by names at every k, on the tasks "
+            "they all have: pass^k and pass@k with intervals, the rank with its simultaneous "
+            "interval (all agents' at once) and the tie group. The table and Markdown then show "
+            "every pair's difference, interval and Holm-adjusted exact paired test at the same "
+            "ks; CSV and JSON hold the leaderboard alone, or with --pairs the pairs alone."
+        ),
+    )
+    _input_arguments(board)
+    _by_argument(board, required=True)
+    _k_argument(board, "1 to the most runs every agent has on a task")
+    board.add_argument(
+        "--metric",
+        choices=["pass_pow_k", "pass_at_k"],
+        default="pass_pow_k",
+        help="what the agents are ranked by, and the pairs' rows shown (default: pass_pow_k)",
+    )
+    board.add_argument(
+        "--pairs",
+        action="store_true",
+        help="print the pairwise table alone (every pair at the ranked metric)",
+    )
+    _unmatched_argument(board, "every agent")
+    _output_arguments(board)
+    _interval_arguments(
+        board,
+        resamples="draws of a permutation test too large to enumerate (default: 10000)",
+    )
+    board.set_defaults(handler=_leaderboard)
+
+    compare = commands.add_parser(
+        "compare",
+        help="compare two agents task by task: the paired difference in pass^k and pass@k",
+        description=(
+            "Read runs as analyze does and compare two agents on the tasks they share: two "
+            "agents of one file (--by COL --a X --b Y) or two files of one agent each. Prints "
+            "both agents' pass^k and pass@k at every k, their difference A - B with its paired "
+            "interval, and the correlation of their per-task scores."
+        ),
+    )
+    _input_arguments(compare, files="one or two")
+    _by_argument(compare)
+    compare.add_argument("--a", metavar="X", help="with --by: the value of agent A")
+    compare.add_argument("--b", metavar="Y", help="with --by: the value of agent B")
+    _k_argument(compare, "1 to the most runs both agents have")
+    _unmatched_argument(compare, "both")
+    _output_arguments(compare)
+    _interval_arguments(
+        compare,
+        resamples="bootstrap resamples of bca and percentile",
+        methods=("auto", *BOOTSTRAP_METHODS),
+        method="interval of the difference: %(choices)s (default: auto, the agents' "
+        "Clopper-Pearson intervals on effective numbers of tasks, combined)",
+    )
+    compare.set_defaults(handler=_compare)
     return parser
 
 
@@ -375,8 +590,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{command}: interrupted", file=sys.stderr)
         return 130
-    for warning in caught:  # what the readers and estimators warned of, as plain lines
-        print(f"{command}: warning: {warning.message}", file=sys.stderr)
+    # what the readers and estimators warned of, as plain lines, each once (a leaderboard's
+    # table of pairs warns of the same dropped tasks as the leaderboard)
+    for message in dict.fromkeys(str(warning.message) for warning in caught):
+        print(f"{command}: warning: {message}", file=sys.stderr)
     if error is not None:
         parser.exit(2, f"{command}: error: {error}\n")
     return status

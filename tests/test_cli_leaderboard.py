@@ -1,0 +1,193 @@
+"""The ``leaderboard`` and ``compare`` commands: what they print, and what they refuse."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pandas as pd
+import pytest
+from test_cli_refusals import refused
+
+import passk_lab as pk
+from passk_lab.cli import main
+from passk_lab.report import labelled, to_markdown
+
+AGENTS = [("strong", 0.9, 1), ("middle", 0.8, 2), ("weak", 0.6, 3)]
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return pd.concat(
+        [
+            pk.simulate_coin(p=p, tasks=30, k=3, seed=seed).assign(model=name)
+            for name, p, seed in AGENTS
+        ],
+        ignore_index=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def runs_file(runs, tmp_path_factory):
+    path = tmp_path_factory.mktemp("runs") / "runs.csv"
+    runs.to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def read_back(runs_file):
+    """The runs as the command line reads them (a CSV's task ids are text)."""
+    return pk.io.read(runs_file)
+
+
+def printed(args, capsys):
+    assert main(args) == 0
+    return capsys.readouterr().out
+
+
+def columns_of(line):
+    return re.split(r"\s{2,}", line.strip())
+
+
+# --- leaderboard -------------------------------------------------------------------------
+
+
+def test_leaderboard_prints_the_board_and_under_it_every_pair_at_the_same_ks(
+    runs_file, read_back, capsys
+):
+    out = printed(["leaderboard", str(runs_file), "--by", "model", "--k", "1,3"], capsys)
+    board = pk.leaderboard(read_back, ks=[1, 3], rng=0)
+    pairs = pk.pairwise(read_back, ks=[1, 3], rng=0)
+    pairs = pairs[pairs["metric"] == "pass_pow_k"]
+    lines = out.splitlines()
+    shown = labelled(board)
+    assert columns_of(lines[0]) == list(shown.columns)
+    assert "rank (simultaneous 95% CI)" in shown.columns
+    rows = lines[1 : 1 + len(board)]
+    for line, (_, row) in zip(rows, board.iterrows(), strict=True):
+        rank = f"{row['rank']} ({row['rank_low']}\N{EN DASH}{row['rank_high']})"
+        low, high = row["pass_pow_k_low"], row["pass_pow_k_high"]
+        assert line.split()[:5] == [
+            row["model"],
+            str(row["k"]),
+            f"{row['pass_pow_k']:.3f}",
+            *f"[{low:.3f}, {high:.3f}]".split(),
+        ]
+        assert f" {rank} " in line
+        assert line.split()[-1] == str(row["tie_group"])
+    assert lines[1 + len(board)] == ""
+    assert lines[2 + len(board)].startswith("Every pair at pass^k: ")
+    assert "Holm" in lines[2 + len(board)]
+    table = lines[4 + len(board) :]
+    assert columns_of(table[0])[:4] == ["a", "b", "metric", "k"]
+    assert len(table) == 1 + len(pairs) == 1 + 3 * 2  # three pairs at each of two ks
+    for line, (_, pair) in zip(table[1:], pairs.iterrows(), strict=True):
+        assert line.split()[:4] == [pair["a"], pair["b"], "pass^k", str(pair["k"])]
+        assert f"{pair['p_adjusted']:.2g}" in line.split()
+
+
+def test_leaderboard_csv_and_json_hold_the_board_and_pairs_the_pairs(runs_file, read_back, capsys):
+    args = ["leaderboard", str(runs_file), "--by", "model"]
+    board = pk.leaderboard(read_back, rng=0)
+    table = pd.read_csv(io.StringIO(printed([*args, "--to", "csv"], capsys)))
+    pd.testing.assert_frame_equal(table, board, check_dtype=False)
+    records = json.loads(printed([*args, "--to", "json"], capsys))
+    assert [row["rank_high"] for row in records] == board["rank_high"].tolist()
+    at_pass_at_k = pk.pairwise(read_back, rng=0)
+    at_pass_at_k = at_pass_at_k[at_pass_at_k["metric"] == "pass_at_k"].reset_index(drop=True)
+    pairs = pd.read_csv(
+        io.StringIO(printed([*args, "--pairs", "--metric", "pass_at_k", "--to", "csv"], capsys))
+    )
+    pd.testing.assert_frame_equal(pairs, at_pass_at_k, check_dtype=False)
+
+
+def test_leaderboard_ranks_by_the_metric_asked_and_in_markdown(runs_file, read_back, capsys):
+    args = ["leaderboard", str(runs_file), "--by", "model", "--k", "3", "--metric", "pass_at_k"]
+    out = printed([*args, "--to", "markdown"], capsys)
+    board = pk.leaderboard(read_back, ks=[3], metric="pass_at_k", rng=0)
+    assert out.startswith(to_markdown(labelled(board), digits=3) + "\n\nEvery pair at pass@k: ")
+    last = [cell.strip() for cell in out.splitlines()[-1].split("|")[1:5]]
+    assert last == ["middle", "weak", "pass@k", "3"]  # the pairs at pass@k, as it ranks
+
+
+def test_leaderboard_drops_unshared_tasks_when_told_and_warns_once(runs, tmp_path, capsys):
+    path = tmp_path / "runs.csv"
+    short = runs[~((runs["model"] == "weak") & (runs["task"] >= 25))]  # weak ran 25 of 30
+    short.to_csv(path, index=False)
+    refused(["leaderboard", str(path), "--by", "model"], capsys)
+    assert main(["leaderboard", str(path), "--by", "model", "--unmatched", "drop"]) == 0
+    captured = capsys.readouterr()
+    warnings = [line for line in captured.err.splitlines() if "warning:" in line]
+    assert len(warnings) == 1  # the board and its pairs drop the same tasks: said once
+    assert "ranked the 25 tasks every agent has and dropped 5 task(s)" in warnings[0]
+    shared = pk.io.read(path)
+    shared = shared[shared["task"].astype(int) < 25]
+    assert f"{pk.pass_pow_k(shared[shared['model'] == 'weak'], 3):.3f}" in captured.out
+
+
+# --- compare -----------------------------------------------------------------------------
+
+
+def test_compare_two_agents_of_one_file(runs_file, read_back, capsys):
+    args = ["compare", str(runs_file), "--by", "model", "--a", "weak", "--b", "strong"]
+    weak = read_back[read_back["model"] == "weak"]
+    strong = read_back[read_back["model"] == "strong"]
+    expected = pk.compare(weak, strong, [1, 2], rng=0)
+    table = pd.read_csv(io.StringIO(printed([*args, "--k", "1..2", "--to", "csv"], capsys)))
+    pd.testing.assert_frame_equal(table, expected, check_dtype=False)
+    lines = printed([*args, "--k", "1..2"], capsys).splitlines()
+    assert lines[:2] == ["A: model=weak; B: model=strong", ""]
+    assert columns_of(lines[2])[:6] == ["metric", "k", "A", "B", "A - B", "A - B 95% CI"]
+    low, high = expected.loc[0, ["difference_low", "difference_high"]]
+    assert f"[{low:.3f}, {high:.3f}]" in lines[3]
+    assert len(lines) == 3 + 4
+
+
+def test_compare_two_files_of_one_agent_each(runs, tmp_path, capsys):
+    paths = []
+    for name in ("strong", "middle"):
+        paths.append(tmp_path / f"{name}.csv")
+        runs[runs["model"] == name].drop(columns="model").to_csv(paths[-1], index=False)
+    sides = [pk.io.read(path) for path in paths]
+    expected = pk.compare(*sides, rng=0, method="percentile", n_resamples=300)
+    options = ["--method", "percentile", "--resamples", "300", "--to", "csv"]
+    table = pd.read_csv(io.StringIO(printed(["compare", *map(str, paths), *options], capsys)))
+    pd.testing.assert_frame_equal(table, expected, check_dtype=False)
+    heading = printed(["compare", *map(str, paths), "--to", "markdown"], capsys).splitlines()[0]
+    assert heading == f"A: {paths[0]}; B: {paths[1]}"
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        (["--a", "weak", "--b", "strong"], "--a and --b are values of the column that names"),
+        (["--by", "model", "--a", "weak", "--b", "best"], "--b 'best' is not a value of column"),
+        ([], "compare needs two agents: give two runs files, one agent each, or one file with"),
+        (["--by", "model", "--a", "weak"], "compare --by model needs both --a and --b"),
+        (["--by", "model", "--a", "weak", "--b", "weak"], "--a and --b both name 'weak'"),
+        (["--by", "model", "--by", "task2", "--a", "x", "--b", "y"], "of one --by column, got 2"),
+    ],
+)
+def test_compare_refuses_what_names_no_two_agents_of_one_file(runs_file, capsys, args, shown):
+    line = refused(["compare", str(runs_file), *args], capsys)
+    assert shown in line
+    if "is not a value" in shown:
+        assert line.endswith("which holds: middle, strong, weak")
+
+
+def test_compare_refuses_three_files_and_agents_picked_from_two(runs_file, capsys):
+    line = refused(["compare", *[str(runs_file)] * 3], capsys)
+    assert "takes one runs file (with --by, --a and --b) or two (one agent each), got 3" in line
+    line = refused(["compare", str(runs_file), str(runs_file), "--by", "model"], capsys)
+    assert "two files are one agent each: leave them out, or give one file" in line
+
+
+def test_leaderboard_refuses_one_agent_and_a_missing_by(runs, tmp_path, capsys):
+    path = tmp_path / "one.csv"
+    runs[runs["model"] == "weak"].to_csv(path, index=False)
+    line = refused(["leaderboard", str(path), "--by", "model"], capsys)
+    assert "leaderboard compares two or more agents" in line
+    assert "'weak'" in line
+    line = refused(["leaderboard", str(path)], capsys)
+    assert line.endswith("the following arguments are required: --by")
