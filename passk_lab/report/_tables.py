@@ -239,6 +239,10 @@ def to_html(frame: pd.DataFrame, *, digits: int = 3, caption: str | None = None)
     return "\n".join(lines)
 
 
+_P_VALUES = ("pvalue", "p_value", "p_adjusted")
+"""How the names of p-value columns end."""
+
+
 def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
     """Return a result table as a reader sees it: known labels, each interval in one column.
 
@@ -248,7 +252,11 @@ def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
         Any result table. Columns named in ``LABELS`` get their label (pass^k,
         pass@k, ...); others keep their names. A pair ``X_low``, ``X_high``
         becomes one column ``"<X's label> 95% CI"`` (at the table's confidence
-        level) right after X, holding ``"[low, high]"``.
+        level) right after X, holding ``"[low, high]"``. A leaderboard's
+        ``rank``, ``rank_low`` and ``rank_high`` become one column ``"rank
+        (simultaneous 95% CI)"`` holding ``"2 (1-4)"`` (with an en dash). A
+        p-value (a column ending in ``pvalue``, ``p_value`` or ``p_adjusted``)
+        keeps two significant digits, so that a small one keeps its size.
     digits : int
         Decimals of the interval ends.
 
@@ -264,10 +272,42 @@ def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
     >>> labelled(curve)[["k", "pass^k", "pass^k 95% CI", "interval"]]
        k  pass^k   pass^k 95% CI         interval
     0  5    0.45  [0.293, 0.615]  clopper_pearson
+
+    >>> import pandas as pd
+    >>> runs = pd.concat(
+    ...     [
+    ...         pk.simulate_coin(p=p, tasks=60, k=3, seed=seed).assign(model=name)
+    ...         for name, p, seed in [("a", 0.9, 1), ("b", 0.8, 2), ("c", 0.6, 3)]
+    ...     ]
+    ... )
+    >>> shown = labelled(pk.leaderboard(runs, ks=[3]))
+    >>> shown[["model", "pass^k", "tie_group"]]
+      model    pass^k  tie_group
+    0     a  0.750000          1
+    1     b  0.383333          2
+    2     c  0.233333          2
+    >>> ranks = shown["rank (simultaneous 95% CI)"].str.replace("\N{EN DASH}", "-")
+    >>> ranks.tolist()
+    ['1 (1-1)', '2 (2-3)', '3 (2-3)']
     """
     columns: dict[str, pd.Series] = {}
     level = interval_label(frame)
+    ranked = {"rank", "rank_low", "rank_high"} <= set(frame.columns)
     for name in map(str, frame.columns):
+        if ranked and name in ("rank_low", "rank_high"):
+            continue
+        if ranked and name == "rank":  # a whole number and its interval: 2 (1-4)
+            columns[f"rank (simultaneous {level})"] = pd.Series(
+                [
+                    f"{rank} ({low}\N{EN DASH}{high})"
+                    for rank, low, high in zip(
+                        frame["rank"], frame["rank_low"], frame["rank_high"], strict=True
+                    )
+                ],
+                index=frame.index,
+                dtype="str",
+            )
+            continue
         base = name.removesuffix("_low")
         if name.endswith("_high") and f"{name.removesuffix('_high')}_low" in frame.columns:
             continue
@@ -285,12 +325,16 @@ def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
         column = frame[name]
         if name == "metric":
             column = column.map(lambda value: LABELS.get(value, value))
-        if name.endswith("pvalue"):  # small p-values keep their size: 2.8e-09, not 0.000
+        if name.endswith(_P_VALUES):  # small p-values keep their size: 2.8e-09, not 0.000
             column = column.map(lambda value: f"{value:.2g}").astype("str")
         columns[LABELS.get(name, name)] = column
     table = pd.DataFrame(columns, index=frame.index)
     table.attrs = dict(frame.attrs)
     return table
+
+
+_ADJUSTMENTS = {"holm": "Holm", "bh": "Benjamini-Hochberg", None: "no"}
+"""A pairwise table's ``attrs["adjust"]``, as its metadata says it."""
 
 
 def metadata(frame: pd.DataFrame) -> dict[str, str]:
@@ -308,7 +352,9 @@ def metadata(frame: pd.DataFrame) -> dict[str, str]:
     dict of str to str
         Those of ``tasks``, ``runs per task``, ``confidence level``,
         ``interval method``, ``bootstrap resamples`` (for a method that
-        resamples) and ``errored runs`` that the table records, then always
+        resamples), ``errored runs``, and for a leaderboard or pairwise table
+        ``ranked by``, ``p-values adjusted`` and ``tasks dropped`` (their
+        number, when some were), that the table records, then always
         ``passk_lab`` (the version) and ``date`` (today, UTC).
 
     Examples
@@ -335,6 +381,12 @@ def metadata(frame: pd.DataFrame) -> dict[str, str]:
         info["errored runs"] = {"fail": "failures", "exclude": "left out"}.get(
             attrs["errors"], str(attrs["errors"])
         )
+    if "metric" in attrs:
+        info["ranked by"] = LABELS.get(attrs["metric"], str(attrs["metric"]))
+    if "adjust" in attrs:
+        info["p-values adjusted"] = _ADJUSTMENTS.get(attrs["adjust"], str(attrs["adjust"]))
+    if attrs.get("dropped_tasks"):
+        info["tasks dropped"] = f"{len(attrs['dropped_tasks'])}, not run by every agent"
     info["passk_lab"] = __version__
     info["date"] = datetime.now(UTC).date().isoformat()
     return info
