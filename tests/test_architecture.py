@@ -217,9 +217,9 @@ def test_the_guard_catches_what_it_guards() -> None:
 
 
 PUBLIC_API = [
-    "ERROR_KINDS",
     "BetaBinomialFit",
     "ConfidenceInterval",
+    "ERROR_KINDS",
     "EvalResult",
     "Guard",
     "Ledger",
@@ -231,14 +231,19 @@ PUBLIC_API = [
     "coin_tasks",
     "compact_runs",
     "compare",
+    "consistency",
     "error_sensitivity",
     "evaluate",
     "evaluate_async",
     "fit_betabinom",
+    "g_pass_at_k",
     "interval_coverage",
     "io",
+    "leaderboard",
     "mulberry32",
+    "noise_floor",
     "outcome_matrix",
+    "pairwise",
     "pass_at_1",
     "pass_at_1_se",
     "pass_at_k",
@@ -259,6 +264,7 @@ PUBLIC_API = [
     "success_counts",
     "tally",
     "task_consistency",
+    "variance_components",
     "zero_failure_runs",
 ]
 
