@@ -114,7 +114,9 @@ def permutation_test(
         differences = _per_task(n_a, c_a, k) - _per_task(n_b, c_b, k)
     else:  # pass@k = 1 - C(n - c, k) / C(n, k)
         differences = _per_task(n_b, n_b - c_b, k) - _per_task(n_a, n_a - c_a, k)
-    sizes, counts = np.unique(np.abs(differences[differences != 0]), return_counts=True)
+    # a difference that is 0 on the lattice is 0 (pass^4 of 5/6 and of 8/10 differ in float noise)
+    nonzero = np.rint(np.abs(differences) * scale) > 0
+    sizes, counts = np.unique(np.abs(differences[nonzero]), return_counts=True)
     observed = float(differences.sum())
     points = 2.0 * float((sizes * counts).sum()) * scale + 1.0
     if points <= _LATTICE:
