@@ -33,6 +33,7 @@ import math
 from typing import Literal, NamedTuple
 
 import numpy as np
+from scipy import special
 
 from passk_lab._data.cells import products
 from passk_lab._typing import Floats, Ints
@@ -41,11 +42,8 @@ __all__ = ["PermutationTest", "permutation_test"]
 
 Metric = Literal["pass_pow_k", "pass_at_k"]
 
-_LATTICE = 1 << 21
+_LATTICE = 1 << 20
 """The most points of the lattice of the statistic that the exact distribution is computed on."""
-
-_DIRECT = 1 << 22
-"""Convolutions whose two lengths multiply to more than this go through the FFT."""
 
 
 class PermutationTest(NamedTuple):
@@ -53,30 +51,6 @@ class PermutationTest(NamedTuple):
 
     p_value: float
     test: str
-
-
-def _convolve(first: Floats, second: Floats) -> Floats:
-    """Return the distribution of the sum of two independent lattice variables."""
-    if len(first) * len(second) <= _DIRECT:
-        result: Floats = np.convolve(first, second)
-        return result
-    size = len(first) + len(second) - 1
-    length = 1 << (size - 1).bit_length()
-    product = np.fft.rfft(first, length) * np.fft.rfft(second, length)
-    return np.clip(np.fft.irfft(product, length)[:size], 0.0, None)
-
-
-def _power(chances: Floats, times: int) -> Floats:
-    """Return the distribution of the sum of `times` independent copies (repeated squaring)."""
-    result = np.ones(1)
-    base = chances
-    while times:
-        if times & 1:
-            result = _convolve(result, base)
-        times >>= 1
-        if times:
-            base = _convolve(base, base)
-    return result
 
 
 def permutation_test(
@@ -94,7 +68,7 @@ def permutation_test(
 
     `n_a`, `c_a`, `n_b`, `c_b` hold each counted task's runs and passes (every
     ``n >= k``). Exact on the lattice of the statistic where it has at most
-    ``2**21`` points, Monte Carlo with `n_resamples` draws from `rng` beyond.
+    ``2**20`` points, Monte Carlo with `n_resamples` draws from `rng` beyond.
 
     Examples
     --------
@@ -137,16 +111,29 @@ def _per_task(n: Ints, good: Ints, k: int) -> Floats:
 
 
 def _exact(sizes: Floats, counts: Ints, observed: float, scale: int) -> float:
-    """Return the exact two-sided p-value on the lattice of whole multiples of ``1 / scale``."""
+    """Return the exact two-sided p-value on the lattice of whole multiples of ``1 / scale``.
+
+    The tasks whose difference has size ``u`` (``count`` of them) add
+    ``u (2 B - count)`` with ``B ~ Binomial(count, 1/2)``: a binomial on a
+    stride of ``2 u``, added to the distribution so far by one shifted copy
+    per value of ``B``.
+    """
+    steps = np.rint(sizes * scale).astype(np.int64)
     total = np.ones(1)
-    low = 0
-    for size, count in zip(
-        np.rint(sizes * scale).astype(np.int64).tolist(), counts.tolist(), strict=True
-    ):
-        step = np.zeros(2 * size + 1)
-        step[0] = step[-1] = 0.5  # -size or +size, as likely
-        total = _convolve(total, _power(step, count))
-        low -= size * count
+    for size, count in zip(steps.tolist(), counts.tolist(), strict=True):
+        outcomes = np.arange(count + 1)
+        chances = np.exp(
+            special.gammaln(count + 1)
+            - special.gammaln(outcomes + 1)
+            - special.gammaln(count - outcomes + 1)
+            - count * math.log(2.0)
+        )
+        grown = np.zeros(len(total) + 2 * size * count)
+        for outcome, chance in enumerate(chances.tolist()):
+            start = 2 * size * outcome
+            grown[start : start + len(total)] += chance * total
+        total = grown
+    low = -int((steps * counts).sum())
     sums = np.arange(low, low + len(total))
     threshold = abs(round(observed * scale))
     return float(min(1.0, total[np.abs(sums) >= threshold].sum()))
