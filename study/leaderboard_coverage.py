@@ -202,48 +202,55 @@ def simulate(cell: Cell, n: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 @cache
-def lattice(runs: tuple[int, ...], k: int, tasks: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Return the whole-number per-task estimates, the sign-flip transforms and their circle.
+def scaled_estimates(runs: tuple[int, ...], k: int) -> np.ndarray:
+    """Return ``steps[n, c]``: ``C(c, k) / C(n, k)`` times a whole number, for every n in `runs`.
 
-    ``steps[n, c]`` is ``C(c, k) / C(n, k)`` times ``scale``, the least common
-    multiple of the ``C(n, k)`` of `runs` (a whole number). A task whose
-    difference is ``+-m`` steps, either sign as likely, has the discrete
-    Fourier transform ``cos(w m)``; ``logs[m]`` holds its log magnitude (a
-    huge negative for 0) and ``odd[m]`` whether it is negative, at the
-    frequencies of a circle of ``length`` points, long enough that no sum over
-    the tasks wraps around: the transform of a sum, a product of powers, is
-    then one matrix product.
+    The multiplier is the least common multiple of the ``C(n, k)``, so every
+    step is a whole number and so is every difference of two.
     """
     scale = math.lcm(*(math.comb(n, k) for n in runs))
-    most = max(runs)
-    steps = np.zeros((most + 1, most + 1), dtype=np.int64)
+    steps = np.zeros((max(runs) + 1, max(runs) + 1), dtype=np.int64)
     for n in runs:
         for c in range(n + 1):
             steps[n, c] = math.comb(c, k) * scale // math.comb(n, k)
-    length = 1 << (2 * tasks * scale + 2).bit_length()
-    waves = np.cos(
-        np.outer(np.arange(scale + 1), 2.0 * np.pi * np.arange(length // 2 + 1) / length)
-    )
+    return steps
+
+
+@cache
+def sign_flip_transforms(largest: int, length: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return the transforms of a fair sign times 0 to `largest` steps on a circle of `length`.
+
+    A task whose difference is ``+-m`` steps, either sign as likely, has the
+    discrete Fourier transform ``cos(w m)``; returned are its log magnitude
+    (a huge negative for 0) and whether it is negative, sizes x frequencies,
+    so that the transform of a sum over tasks, a product of powers, is one
+    matrix product.
+    """
+    frequencies = 2.0 * np.pi * np.arange(length // 2 + 1) / length
+    waves = np.cos(np.outer(np.arange(largest + 1), frequencies))
     with np.errstate(divide="ignore"):
         logs = np.maximum(np.log(np.abs(waves)), -1e300)
-    return steps, np.stack([logs, (waves < 0).astype(np.float64)]), length
+    return logs, (waves < 0).astype(np.float64)
 
 
 def pair_p_values(n: np.ndarray, c: np.ndarray, k: int, pairs: np.ndarray) -> np.ndarray:
     """Return the exact two-sided sign-flip p-value of every pair at k, tasks given.
 
     The same test as :func:`passk_lab._permutation.permutation_test` (checked
-    equal on every cell's first replicate), for all pairs at once.
+    equal on every cell's first replicate), for all pairs at once, on a
+    circle long enough that no pair's sum wraps around.
     """
-    steps, waves, length = lattice(tuple(int(value) for value in np.unique(n)), k, len(n))
+    steps = scaled_estimates(tuple(int(value) for value in np.unique(n)), k)
     per_task = steps[n, c]
     differences = per_task[:, pairs[:, 0]] - per_task[:, pairs[:, 1]]
+    sizes = np.abs(differences)
     observed = differences.sum(axis=0)
-    sizes = waves.shape[1]
-    keys = np.abs(differences) + sizes * np.arange(len(pairs))
-    counts = np.bincount(keys.ravel(), minlength=len(pairs) * sizes).reshape(len(pairs), sizes)
-    logs, odd = counts @ waves[0], counts @ waves[1]
-    spectrum = np.exp(logs) * (1.0 - 2.0 * (np.rint(odd) % 2))
+    length = 1 << (2 * int(sizes.sum(axis=0).max()) + 2).bit_length()
+    logs, odd = sign_flip_transforms(int(steps.max()), length)
+    count = len(logs)
+    keys = sizes + count * np.arange(len(pairs))
+    tally = np.bincount(keys.ravel(), minlength=len(pairs) * count).reshape(len(pairs), count)
+    spectrum = np.exp(tally @ logs) * (1.0 - 2.0 * (np.rint(tally @ odd) % 2))
     law = np.clip(np.fft.irfft(spectrum, length, axis=1), 0.0, None)
     index = np.arange(length)
     sums = np.where(index < length // 2, index, index - length)
