@@ -2,6 +2,7 @@
 
 import itertools
 import math
+from collections import Counter
 from fractions import Fraction
 
 import numpy as np
@@ -110,20 +111,49 @@ def test_the_exact_p_value_is_the_share_of_all_sign_flips_of_the_differences(met
         assert result.test == ("mcnemar_exact" if single else "sign_flip_exact")
 
 
+def exact_fraction(tasks, k, metric):
+    """The p-value as a fraction: sign patterns counted on the lattice, in whole numbers."""
+
+    def value(passed):
+        n, c = len(passed), sum(passed)
+        if metric == "pass_pow_k":
+            return Fraction(math.comb(c, k), math.comb(n, k))
+        return 1 - Fraction(math.comb(n - c, k), math.comb(n, k))
+
+    differences = [value(a) - value(b) for a, b in tasks]
+    scale = math.lcm(*(difference.denominator for difference in differences))
+    steps = [int(difference * scale) for difference in differences]
+    patterns = Counter({0: 1})  # sum -> number of sign patterns giving it
+    for step in steps:
+        grown = Counter()
+        for total, count in patterns.items():
+            grown[total + step] += count
+            grown[total - step] += count
+        patterns = grown
+    observed = abs(sum(steps))
+    hits = sum(count for total, count in patterns.items() if abs(total) >= observed)
+    return Fraction(hits, 2 ** len(steps))
+
+
 @pytest.mark.parametrize("metric", METRICS)
-def test_the_fft_convolution_gives_the_direct_one_p_values(metric, monkeypatch):
+def test_the_exact_p_value_keeps_its_relative_accuracy_in_the_far_tail(metric):
     rng = np.random.default_rng(11)
-    # 40 tasks of 4 and 6 runs: wide lattices, and many tasks per (runs, passes) cell
+    # 40 tasks of 4 and 6 runs: wide lattices, and many tasks of each size of difference
     tasks = [
         (rng.integers(0, 2, size=4).tolist(), (rng.random(6) < 0.35).astype(int).tolist())
         for _ in range(40)
     ]
-    cases = [*CASES, *((tasks, k) for k in (1, 2, 3, 4))]
-    direct = [p_test(case, k, metric).p_value for case, k in cases]
-    monkeypatch.setattr(_permutation, "_DIRECT", 0)
-    through_fft = [p_test(case, k, metric).p_value for case, k in cases]
-    assert through_fft == pytest.approx(direct, abs=1e-9)
-    assert min(direct) < 0.01  # the comparison reaches the tails
+    # 60 tasks A mostly wins: a p-value far below any Monte Carlo reach
+    lopsided = [
+        ((rng.random(3) < 0.8).astype(int).tolist(), (rng.random(3) < 0.3).astype(int).tolist())
+        for _ in range(60)
+    ]
+    cases = [(tasks, k) for k in (1, 2, 3, 4)] + [(lopsided, k) for k in (1, 2, 3)]
+    p_values = [p_test(case, k, metric) for case, k in cases]
+    assert {result.test for result in p_values} == {"sign_flip_exact"}
+    expected = [float(exact_fraction(case, k, metric)) for case, k in cases]
+    assert [result.p_value for result in p_values] == pytest.approx(expected, rel=1e-9, abs=0)
+    assert min(expected) < 1e-10  # the comparison reaches the far tail
 
 
 def monte_carlo_tasks():
