@@ -471,7 +471,10 @@ def _parser() -> argparse.ArgumentParser:
             "Read runs as analyze does and write into DIR: the reliability curve, the "
             "beta-binomial fit, the success counts and (when runs record errors) both error "
             "readings as CSV and Markdown; the decay curve, outcome heatmap and success histogram "
-            "as PNG and SVG; and report.html, which holds all of them and opens with no network."
+            "as PNG and SVG; and report.html, which holds all of them and opens with no network. "
+            "With --by and two or more groups, it also ranks them as agents: the leaderboard "
+            "and every pair's test as CSV and Markdown, and for three or more the forest and "
+            "the map of the pairs."
         ),
     )
     _input_arguments(report)

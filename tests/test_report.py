@@ -267,7 +267,7 @@ def test_report_with_groups_draws_each_groups_runs(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["report", str(tmp_path / "runs.csv"), "--out", str(out), "--by", "model"]) == 0
     printed = capsys.readouterr().out
-    assert printed.startswith(f"Wrote 17 files to {out}:")
+    assert printed.startswith(f"Wrote 21 files to {out}:")  # and the leaderboard's 4 tables
     names = {path.name for path in out.iterdir()}
     assert "outcome_heatmap-model-gpt-4o.png" in names  # kept as it is: a file name can hold it
     # "/" cannot be in a file name: the name changed, so a hash of the group follows
@@ -283,6 +283,13 @@ def test_report_with_groups_draws_each_groups_runs(tmp_path, capsys):
     page = Page((out / "report.html").read_text())
     assert len([tag for tag, _ in page.tags if tag == "img"]) == 5
     assert "Every run (model=coin/0.85)" in page.headings
+    # two agents ranked on the 40 tasks both ran, and the dropped tasks said; one pair, no plots
+    assert {"leaderboard.csv", "leaderboard.md", "pairwise.csv", "pairwise.md"} <= names
+    assert not any(name.startswith(("leaderboard_forest", "pairwise_heatmap")) for name in names)
+    assert pd.read_csv(out / "leaderboard.csv", comment="#")["n_tasks"].max() == 40
+    assert (
+        "the 10 that some agent lacks are left out: 40, 41, 42" in (out / "report.html").read_text()
+    )
 
 
 def test_report_refuses_bad_input_with_a_message(tmp_path, capsys):
@@ -323,7 +330,14 @@ def test_report_from_a_tally_or_a_dask_frame_has_the_tables_of_the_runs(tmp_path
     }
     written = pk.report.write_report(runs, tmp_path / "runs", **options)
     expected = tables_of(tmp_path / "runs")
-    assert list(expected) == ["betabinom", "curve", "errors", "success_counts"]
+    assert list(expected) == [
+        "betabinom",
+        "curve",
+        "errors",
+        "leaderboard",
+        "pairwise",
+        "success_counts",
+    ]
     assert expected["errors"]["n_runs_excluded"].max() == 5  # gpt-4o's errored runs
     heatmaps = [path.name for path in written if path.stem.startswith("outcome_heatmap")]
     assert len(heatmaps) == 4  # two groups, PNG and SVG

@@ -17,21 +17,24 @@ import re
 import warnings
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
 from passk_lab._data.grid import grid_frame, run_grid
-from passk_lab._data.rules import By, ErrorPolicy, by_columns
+from passk_lab._data.rules import By, ErrorPolicy, by_columns, display
 from passk_lab._data.tally import Tally, as_tally
 from passk_lab._interval_policy import IntervalMethod
+from passk_lab._labels import LABELS
 from passk_lab._version import __version__
 from passk_lab.estimators import error_sensitivity, reliability_curve
 from passk_lab.heterogeneity import fit_betabinom, success_counts
+from passk_lab.leaderboard import leaderboard, pairwise
 from passk_lab.report._tables import export, html_text, labelled, metadata, metadata_line, to_html
 
 if TYPE_CHECKING:
@@ -168,6 +171,206 @@ def _extent(counted: pd.DataFrame) -> dict[Hashable | None, Any]:
     }
 
 
+_LIST_LIMIT = 10
+"""The most task ids the leaderboard section names when it says which tasks it dropped."""
+
+
+@dataclass(frozen=True)
+class _Ranking:
+    """The report's leaderboard section: its tables (none when it has none) and what it says."""
+
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def plotted(self) -> list[str]:
+        """Return the names of the section's plots: the forest and the map, for three or more.
+
+        Two agents are one pair: the section's sentence gives its difference, interval and
+        test, which the two plots would only draw again.
+        """
+        board = self.tables.get("leaderboard")
+        if board is None or int((board["k"] == board["k"].max()).sum()) < 3:
+            return []
+        return ["leaderboard_forest", "pairwise_heatmap"]
+
+
+def _listed(values: list[str]) -> str:
+    """Join the first :data:`_LIST_LIMIT` of `values` for a sentence: ``a, b and 3 more``."""
+    shown = values[:_LIST_LIMIT]
+    rest = len(values) - len(shown)
+    if rest:
+        return f"{', '.join(shown)} and {rest} more"
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+
+
+def _agent_name(row: pd.Series, by: list[str]) -> str:
+    """Return an agent's name for a sentence: its value, or its values joined by `` / ``."""
+    return " / ".join(str(display(row[name])) for name in by)
+
+
+def _ranking(
+    counted: pd.DataFrame,
+    codes: npt.NDArray[np.intp],
+    by: list[str],
+    ks: list[int],
+    **options: Any,
+) -> _Ranking | None:
+    """Rank the groups as agents on the tasks they share, at the report's `ks` that they reach.
+
+    None when there are fewer than two groups; a ranking with no tables, and a
+    note that says why, when the groups share no task. Tasks only some groups
+    ran are dropped, and a note names them.
+    """
+    agents = int(codes.max()) + 1 if len(codes) else 0
+    if agents < 2:
+        return None
+    task_codes, tasks = pd.factorize(counted["task"])
+    runs = np.full((len(tasks), agents), -1, dtype=np.int64)
+    runs[task_codes, codes] = counted["n"].to_numpy()
+    shared = np.all(runs >= 0, axis=1)
+    who = f"the {agents} groups of {', '.join(by)}"
+    if not shared.any():
+        return _Ranking(
+            notes=[
+                f"No leaderboard: {who} share no task, and a leaderboard ranks agents on the "
+                "same tasks."
+            ]
+        )
+    most = int(runs[shared].min(axis=1).max())  # the largest k some shared task has for all
+    reached = [k for k in ks if k <= most]
+    if not reached:
+        return _Ranking(notes=[f"No leaderboard: no task has a run of every one of {who}."])
+    dropped = [str(display(task)) for task in tasks[~shared]]
+    unmatched: Literal["raise", "drop"] = "drop" if dropped else "raise"
+    with warnings.catch_warnings():  # the dropped tasks and the counts per k: the page says them
+        warnings.filterwarnings("ignore", "ranked the .* tasks every agent has")
+        warnings.filterwarnings("ignore", "k = .* counts .* of the .* tasks counted at")
+        board = leaderboard(counted, by, reached, unmatched=unmatched, **options)
+        pairs = pairwise(counted, by, reached, unmatched=unmatched, **options)
+    notes = []
+    if dropped:
+        notes.append(
+            f"Ranked on the {int(shared.sum())} tasks every agent ran; the {len(dropped)} that "
+            f"some agent lacks are left out: {_listed(dropped)}."
+        )
+    return _Ranking(tables={"leaderboard": board, "pairwise": pairs}, notes=notes)
+
+
+def _reading(board: pd.DataFrame, pairs: pd.DataFrame, by: list[str]) -> str:
+    """Return one sentence, as HTML, on the board at its largest k: who shares tie group 1.
+
+    With two agents, the sentence gives their difference and its test instead.
+    """
+    k = int(board["k"].max())
+    rows = board[board["k"] == k].sort_values("rank", kind="stable")
+    names = [html.escape(_agent_name(row, by)) for _, row in rows.iterrows()]
+    first = rows["tie_group"].to_numpy() == 1
+    level = f"{board.attrs['confidence_level']:.0%}"
+    metric = board.attrs["metric"]
+    if len(names) == 2:
+        pair = pairs[(pairs["metric"] == metric) & (pairs["k"] == k)].iloc[0]
+        best = rows.iloc[0]
+        sign = 1 if pair["a"] == (best[by[0]] if len(by) == 1 else tuple(best[by])) else -1
+        ends = sorted(sign * pair[["difference_low", "difference_high"]].to_numpy(dtype=float))
+        verdict = (
+            "does not tell them apart: both are in tie group 1"
+            if first.all()
+            else "tells them apart"
+        )
+        return (
+            f"At k = {k}, {html_text(LABELS[metric])} of {names[0]} less that of {names[1]} is "
+            f"{sign * pair['difference']:.3f} ({level} CI [{ends[0]:.3f}, {ends[1]:.3f}]); the "
+            f"exact paired test (p = {pair['p_value']:.2g}) {verdict}."
+        )
+    tests = f"the paired tests, Holm-adjusted over the pairs at the {level} level"
+    if first.all():
+        return (
+            f"At k = {k}, {tests}, tell none of the {len(names)} agents apart from the best, "
+            f"{names[0]}: all share tie group 1."
+        )
+    group = [name for name, shared in zip(names, first, strict=True) if shared]
+    following = names[len(group)]
+    if len(group) == 1:
+        return (
+            f"At k = {k}, {names[0]} is alone in tie group 1: {tests}, show the next, "
+            f"{following}, to be worse."
+        )
+    return (
+        f"At k = {k}, tie group 1 holds {_listed(group)}: {tests}, tell none of them apart from "
+        f"the best, {names[0]}; the next, {following}, is the first shown to be worse."
+    )
+
+
+def _image(heading: str, data: bytes, tag: str) -> list[str]:
+    """Return a plot's heading and its PNG inlined, for the page."""
+    encoded = base64.b64encode(data).decode("ascii")
+    return [
+        f"<{tag}>{html_text(heading)}</{tag}>",
+        f'<img alt="{html.escape(heading)}" src="data:image/png;base64,{encoded}">',
+    ]
+
+
+def _section(
+    ranking: _Ranking,
+    by: list[str],
+    figure: Callable[..., tuple[str, bytes]],
+) -> list[str]:
+    """Return the page's leaderboard section: its reading, forest, board and map of pairs.
+
+    `figure` draws and saves a plot as :func:`write_report` does; two agents get no plot
+    (:meth:`_Ranking.plotted`).
+    """
+    from passk_lab import plots
+
+    parts = ['<h2 id="leaderboard">Leaderboard</h2>']
+    board = ranking.tables.get("leaderboard")
+    if board is None:
+        return parts + [f"<p>{html.escape(note)}</p>" for note in ranking.notes]
+    pairs = ranking.tables["pairwise"]
+    parts += [
+        f"<p>{_reading(board, pairs, by)}</p>",
+        *(f"<p>{html.escape(note)}</p>" for note in ranking.notes),
+    ]
+    k = int(board["k"].max())
+    agents = int((board["k"] == k).sum())
+    metric = LABELS[board.attrs["metric"]]
+    table = [
+        "<h3>The leaderboard at every k</h3>",
+        to_html(labelled(board), caption=metadata_line(metadata(board))),
+    ]
+    if not ranking.plotted():
+        return [*parts, *table, *_pairs_table(pairs)]
+    forest = figure(
+        "leaderboard_forest",
+        f"{metric} at k = {k}: every agent's estimate, interval and rank",
+        partial(plots.leaderboard_forest, board),
+        (6.4, 1.6 + 0.3 * agents),
+    )
+    heatmap = figure(
+        "pairwise_heatmap",
+        f"Every pair's difference in {metric} at k = {k}",
+        partial(plots.pairwise_heatmap, pairs, board.attrs["metric"]),
+        (6.4, 2.2 + 0.3 * agents),
+    )
+    return [
+        *parts,
+        *_image(*forest, "h3"),
+        *table,
+        *_image(*heatmap, "h3"),
+        *_pairs_table(pairs),
+    ]
+
+
+def _pairs_table(pairs: pd.DataFrame) -> list[str]:
+    """Return every pair's table, folded: it has a row per metric, k and pair."""
+    return [
+        '<details id="pairwise"><summary>Every pair at every k: difference, interval and '
+        "test</summary>",
+        to_html(labelled(pairs), caption=metadata_line(metadata(pairs))),
+        "</details>",
+    ]
+
+
 _TABLE_HEADINGS = {
     "curve": "pass<sup>k</sup> and pass@k with intervals",
     "betabinom": "Beta-binomial fit: how much tasks differ",
@@ -181,10 +384,11 @@ _NO_HEATMAP = (
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
        color: #222; line-height: 1.45; }
-table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
+table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem;
+        display: block; max-width: 100%; width: max-content; overflow-x: auto; }
 caption { caption-side: bottom; text-align: left; color: #555; font-size: 0.8rem;
           padding-top: 0.3rem; }
-th, td { padding: 0.2rem 0.6rem; border-bottom: 1px solid #ddd; }
+th, td { padding: 0.2rem 0.6rem; border-bottom: 1px solid #ddd; white-space: nowrap; }
 th { border-bottom: 2px solid #888; text-align: center; }
 img { max-width: 100%; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 0.1rem 1rem; }
@@ -222,7 +426,8 @@ def write_report(
         ``.passk-report.json``, lists them) or `force` is true.
     by : str or list of str, optional
         Grouping columns: one curve per group, and per-group heatmaps and
-        histograms.
+        histograms. Two or more groups are also ranked as agents, in the
+        report's leaderboard section (see Notes).
     errors, confidence_level, method, n_resamples, rng
         As in :func:`~passk_lab.reliability_curve`. A tally's ``n`` counts
         the runs under `errors`, as the estimators read it.
@@ -240,14 +445,17 @@ def write_report(
     list of Path
         Every file written: ``curve``, ``betabinom``, ``success_counts`` and
         (when the runs record errors) ``errors`` tables as CSV and Markdown,
-        each with the metadata of that table; ``decay_curve``,
-        ``outcome_heatmap`` (for a pandas runs table) and
-        ``success_histogram`` plots (one per group, the group in the name) as
-        PNG and SVG; and ``report.html``, which inlines every plot and table
-        and needs no network. Besides them, the folder's manifest
-        ``.passk-report.json`` lists them; a file an earlier report listed
-        and this one does not write (the ``errors`` tables, a group's plots)
-        is removed, so nothing stale is left beside the new report.
+        each with the metadata of that table, and with two or more groups
+        sharing tasks the ``leaderboard`` and ``pairwise`` tables too;
+        ``decay_curve``, ``outcome_heatmap`` (for a pandas runs table) and
+        ``success_histogram`` plots (one per group, the group in the name),
+        and for three or more ranked groups ``leaderboard_forest`` and
+        ``pairwise_heatmap``, as PNG and SVG; and ``report.html``, which
+        inlines every plot and table and needs no network. Besides them,
+        the folder's manifest ``.passk-report.json`` lists them; a file an
+        earlier report listed and this one does not write (the ``errors``
+        tables, a group's plots) is removed, so nothing stale is left beside
+        the new report.
 
     Raises
     ------
@@ -267,6 +475,19 @@ def write_report(
     1 to 20, 50, 100, ..., 10,000 and 20,000, and predictions to 40,000. For
     other ks, call :func:`~passk_lab.reliability_curve` with them. The
     ``success_counts`` table keeps one row per number of runs passed.
+
+    With two or more groups, the page opens with a leaderboard: every group
+    (all the `by` columns together) is an agent, ranked by pass^k with
+    :func:`~passk_lab.leaderboard` at the curve's ks that every agent
+    reaches on a shared task, and a sentence says which agents share tie
+    group 1 at the largest of them. Tasks that only some agents ran are
+    dropped (``unmatched="drop"``) and named; agents that share no task get
+    a sentence saying so instead. Three or more agents also get the forest
+    (:func:`~passk_lab.plots.leaderboard_forest`) and the map of every
+    pair's difference (:func:`~passk_lab.plots.pairwise_heatmap`) at that
+    k; two agents are one pair, whose difference, interval and test the
+    sentence gives. Every pair's table (:func:`~passk_lab.pairwise`) is on
+    the page, folded.
 
     A group's plots carry the group in their names: ``name-value`` with
     every character but letters, digits, ``.``, ``=`` and ``-`` turned into
@@ -329,12 +550,23 @@ def write_report(
     if "n_errors" in counted:
         tables["errors"] = error_sensitivity(recorded, by=by)
         tables["errors"].attrs = _extent(recorded)
+    ranking = _ranking(
+        counted,
+        codes,
+        groups_by,
+        sorted(set(tables["curve"]["k"].tolist())),
+        errors=errors,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
+    ranked = ranking.tables if ranking is not None else {}
     slugs = [f"-{slug}" for slug in _slugs(keys, groups_by)] if groups_by else [""]
-    plotted = ["decay_curve"]
+    plotted = ["decay_curve", *(ranking.plotted() if ranking is not None else [])]
     for suffix in slugs:
         plotted += [f"outcome_heatmap{suffix}"] if states is not None else []
         plotted.append(f"success_histogram{suffix}")
-    names = [f"{name}{ending}" for name in tables for ending in (".csv", ".md")]
+    names = [f"{name}{ending}" for name in [*tables, *ranked] for ending in (".csv", ".md")]
     names += [f"{name}{ending}" for name in plotted for ending in (".svg", ".png")]
     names.append("report.html")
     earlier = _claim(folder, names, force)
@@ -344,38 +576,48 @@ def write_report(
     from passk_lab import plots
 
     written: list[Path] = []
-    for name, table in tables.items():
+    for name, table in {**tables, **ranked}.items():
         written += [
             export(table, folder / f"{name}.csv", formula_guard=formula_guard),
             export(table, folder / f"{name}.md"),
         ]
 
-    images: list[tuple[str, bytes]] = []
-
-    def figure(name: str, heading: str, draw: Callable[..., Axes]) -> None:
+    def figure(
+        name: str,
+        heading: str,
+        draw: Callable[..., Axes],
+        size: tuple[float, float] | None = None,
+    ) -> tuple[str, bytes]:
         with plots.style():
-            fig = Figure()
+            fig = Figure(figsize=size)
             draw(ax=fig.add_subplot())
             for suffix in (".svg", ".png"):
                 fig.savefig(folder / f"{name}{suffix}")
                 written.append(folder / f"{name}{suffix}")
-        images.append((heading, (folder / f"{name}.png").read_bytes()))
+        return heading, (folder / f"{name}.png").read_bytes()
 
-    figure("decay_curve", "pass^k against k", partial(plots.decay_curve, curve))
+    images = [figure("decay_curve", "pass^k against k", partial(plots.decay_curve, curve))]
+    section: list[str] = []
+    if ranking is not None:
+        section = _section(ranking, groups_by, figure)
     for group, (key, count, suffix) in enumerate(zip(keys, counts, slugs, strict=True)):
         where = ", ".join(f"{n}={v}" for n, v in zip(groups_by, key, strict=True))
         where = f" ({where})" if where else ""
         if states is not None:
             part = _group_states(states, codes == group, groups_by)
-            figure(
-                f"outcome_heatmap{suffix}",
-                f"Every run{where}",
-                partial(plots.outcome_heatmap, part),
+            images.append(
+                figure(
+                    f"outcome_heatmap{suffix}",
+                    f"Every run{where}",
+                    partial(plots.outcome_heatmap, part),
+                )
             )
-        figure(
-            f"success_histogram{suffix}",
-            f"Tasks by runs passed{where}",
-            partial(plots.success_histogram, count),
+        images.append(
+            figure(
+                f"success_histogram{suffix}",
+                f"Tasks by runs passed{where}",
+                partial(plots.success_histogram, count),
+            )
         )
 
     parts = [
@@ -395,12 +637,9 @@ def write_report(
     ]
     if states is None:
         parts.append(f"<p>{_NO_HEATMAP}</p>")
+    parts += section
     for heading, data in images:
-        encoded = base64.b64encode(data).decode("ascii")
-        parts += [
-            f"<h2>{html_text(heading)}</h2>",
-            f'<img alt="{html.escape(heading)}" src="data:image/png;base64,{encoded}">',
-        ]
+        parts += _image(heading, data, "h2")
     for name, table in tables.items():
         parts += [
             f'<h2 id="{name}">{_TABLE_HEADINGS[name]}</h2>',

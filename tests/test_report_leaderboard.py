@@ -1,0 +1,164 @@
+"""The report's leaderboard section: its tables, plots and sentences, for several agents."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_report import Page
+
+import passk_lab as pk
+from passk_lab.report import labelled
+from passk_lab.report._page import _ranking, _section
+
+AGENTS = [("ace", 0.9, 1), ("bee", 0.75, 2), ("cat", 0.5, 3)]
+OPTIONS = {"n_resamples": 500, "rng": 0}
+
+
+@pytest.fixture(scope="module")
+def runs():
+    """Three agents on 30 tasks, three runs each; cat ran only the first 24."""
+    runs = pd.concat(
+        [
+            pk.simulate_coin(p=p, tasks=30, k=3, seed=seed).assign(model=name)
+            for name, p, seed in AGENTS
+        ],
+        ignore_index=True,
+    )
+    return runs[~((runs["model"] == "cat") & (runs["task"] >= 24))].reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def report(runs, tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    tally = pk.tally(runs, "model")  # a tally draws no outcome heatmaps: a faster report
+    written = pk.report.write_report(tally, out, by="model", **OPTIONS)
+    return out, [path.name for path in written]
+
+
+@pytest.fixture(scope="module")
+def expected(runs):
+    """The leaderboard and pairs of the 24 shared tasks at every k the runs have."""
+    with pytest.warns(UserWarning, match="dropped 6 task"):
+        board = pk.leaderboard(runs, "model", [1, 2, 3], unmatched="drop", **OPTIONS)
+    with pytest.warns(UserWarning, match="dropped 6 task"):
+        pairs = pk.pairwise(runs, "model", [1, 2, 3], unmatched="drop", **OPTIONS)
+    return board, pairs
+
+
+SECTION_FILES = [
+    "leaderboard.csv",
+    "leaderboard.md",
+    "pairwise.csv",
+    "pairwise.md",
+    "leaderboard_forest.png",
+    "leaderboard_forest.svg",
+    "pairwise_heatmap.png",
+    "pairwise_heatmap.svg",
+]
+
+
+def test_the_section_writes_its_tables_and_plots_and_lists_them(report):
+    out, written = report
+    assert set(SECTION_FILES) <= set(written)
+    manifest = json.loads((out / ".passk-report.json").read_text())
+    assert manifest["files"] == sorted(written)
+    assert {path.name for path in out.iterdir()} == {*written, ".passk-report.json"}
+    for name in ("leaderboard_forest", "pairwise_heatmap"):
+        assert (out / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert "<svg" in (out / f"{name}.svg").read_text()[:1000]
+
+
+def test_the_csv_files_hold_the_leaderboard_and_pairs_of_the_shared_tasks(report, expected):
+    out, _ = report
+    board, pairs = expected
+    assert board["n_tasks"].unique().tolist() == [24]
+    for name, table in (("leaderboard", board), ("pairwise", pairs)):
+        lines = (out / f"{name}.csv").read_text().splitlines()
+        assert "# p-values adjusted: Holm" in lines
+        assert "# tasks dropped: 6, not run by every agent" in lines
+        back = pd.read_csv(out / f"{name}.csv", comment="#")
+        pd.testing.assert_frame_equal(back, table, check_dtype=False)
+    assert "# ranked by: pass^k" in (out / "leaderboard.csv").read_text().splitlines()
+
+
+def test_the_page_shows_the_board_its_plots_and_what_it_reads(report, expected):
+    out, _ = report
+    board, pairs = expected
+    text = (out / "report.html").read_text()
+    page = Page(text)
+    ids = [
+        attrs.get("id") for tag, attrs in page.tags if tag in ("h2", "details") and "id" in attrs
+    ]
+    assert ids == ["leaderboard", "pairwise", "curve", "betabinom", "success_counts"]
+    # the section's tables: the board as labelled, its rank cells "2 (1-3)", then every pair
+    table, pair_table = page.tables[:2]
+    shown = labelled(board)
+    assert table[0][-2:] == ["rank (simultaneous 95% CI)", "tie_group"]
+    ranks = [
+        f"{r} ({lo}\N{EN DASH}{hi})"
+        for r, lo, hi in board[["rank", "rank_low", "rank_high"]].to_numpy()
+    ]
+    assert [row[-2] for row in table[1:]] == ranks
+    assert [row[0] for row in table[1:]] == shown["model"].tolist()
+    assert len(pair_table) == 1 + len(pairs)
+    # the forest and the map, inlined as the files hold them
+    images = [attrs["src"] for tag, attrs in page.tags if tag == "img"]
+    prefix = "data:image/png;base64,"
+    for src, name in zip(images[:2], ["leaderboard_forest", "pairwise_heatmap"], strict=True):
+        assert base64.b64decode(src.removeprefix(prefix)) == (out / f"{name}.png").read_bytes()
+    # the reading names tie group 1 at the largest k, and the dropped tasks are listed
+    last = board[board["k"] == 3]
+    first = last[last["tie_group"] == 1]["model"].tolist()
+    paragraphs = re.findall(r"<p>(.*?)</p>", text[text.index('<h2 id="leaderboard">') :])
+    if len(first) == 1:
+        assert paragraphs[0].startswith(f"At k = 3, {first[0]} is alone in tie group 1")
+    else:
+        assert paragraphs[0].startswith(f"At k = 3, tie group 1 holds {' and '.join(first)}")
+    assert paragraphs[1] == (
+        "Ranked on the 24 tasks every agent ran; the 6 that some agent lacks are left out: "
+        "24, 25, 26, 27, 28 and 29."
+    )
+
+
+def tally_frame(runs):
+    summary = pk.tally(runs, "model")
+    codes = summary.groupby("model", sort=False).ngroup().to_numpy().astype(np.intp)
+    return summary, codes
+
+
+def test_one_agent_has_no_section_and_agents_sharing_no_task_are_told_why(runs):
+    one = runs[runs["model"] == "ace"]
+    assert _ranking(*tally_frame(one), ["model"], [1, 2, 3], **OPTIONS) is None
+    apart = runs.assign(task=runs["task"].astype(str) + "-" + runs["model"])
+    ranking = _ranking(*tally_frame(apart), ["model"], [1, 2, 3], **OPTIONS)
+    assert ranking is not None
+    assert ranking.tables == {}
+    assert ranking.plotted() == []
+    section = _section(ranking, ["model"], figure=None)
+    assert section == [
+        '<h2 id="leaderboard">Leaderboard</h2>',
+        "<p>No leaderboard: the 3 groups of model share no task, and a leaderboard ranks "
+        "agents on the same tasks.</p>",
+    ]
+
+
+def test_two_agents_are_one_pair_told_in_a_sentence_with_no_plot(runs):
+    two = runs[runs["model"] != "cat"]
+    ranking = _ranking(*tally_frame(two), ["model"], [1, 2, 3], **OPTIONS)
+    assert ranking is not None
+    assert ranking.plotted() == []
+    section = _section(ranking, ["model"], figure=None)  # draws nothing
+    pair = pk.compare(two[two["model"] == "ace"], two[two["model"] == "bee"], [3], **OPTIONS)
+    difference, low, high = pair.loc[0, ["difference", "difference_low", "difference_high"]]
+    assert difference > 0  # ace is ranked first, and the sentence takes ace less bee
+    assert section[1].startswith(
+        f"<p>At k = 3, pass<sup>k</sup> of ace less that of bee is {difference:.3f} "
+        f"(95% CI [{low:.3f}, {high:.3f}]); the exact paired test "
+    )
+    assert [part for part in section if part.startswith("<img")] == []
+    assert any(part.startswith('<details id="pairwise">') for part in section)
