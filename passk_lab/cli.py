@@ -296,15 +296,15 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _input_arguments(parser: argparse.ArgumentParser, *, files: str = "one") -> None:
-    """Add RUNS_FILE (one, or with `files` "one or two" one or more) and how to read it."""
+def _input_arguments(parser: argparse.ArgumentParser, *, two_files: bool = False) -> None:
+    """Add RUNS_FILE (one, or with `two_files` one or more) and how to read it."""
     parser.add_argument(
         "runs_file",
         metavar="RUNS_FILE",
-        nargs=None if files == "one" else "+",
+        nargs="+" if two_files else None,
         help="a runs table (.csv, .jsonl, .parquet), tau-bench results (.json), or an Inspect "
         "log (.eval, .json) or log directory"
-        + ("" if files == "one" else "; two of them are two agents, one each"),
+        + ("; two of them are two agents, one each" if two_files else ""),
     )
     parser.add_argument(
         "--format",
@@ -353,14 +353,13 @@ def _guard_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _by_argument(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
-    parser.add_argument(
-        "--by",
-        action="append",
-        required=required,
-        metavar="COL",
-        help="grouping column (repeat for several)",
-    )
+def _by_argument(
+    parser: argparse.ArgumentParser,
+    *,
+    required: bool = False,
+    what: str = "grouping column (repeat for several)",
+) -> None:
+    parser.add_argument("--by", action="append", required=required, metavar="COL", help=what)
 
 
 def _unmatched_argument(parser: argparse.ArgumentParser, what: str) -> None:
@@ -368,8 +367,7 @@ def _unmatched_argument(parser: argparse.ArgumentParser, what: str) -> None:
         "--unmatched",
         choices=["raise", "drop"],
         default="raise",
-        help=f"a task that not every agent has is refused (default) or dropped from {what}, "
-        "with a warning",
+        help=f"{what} is refused (default) or dropped, with a warning",
     )
 
 
@@ -507,7 +505,7 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     _input_arguments(board)
-    _by_argument(board, required=True)
+    _by_argument(board, required=True, what="the column that names the agents (repeat for several)")
     _k_argument(board, "1 to the most runs every agent has on a task")
     board.add_argument(
         "--metric",
@@ -520,7 +518,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the pairwise table alone (every pair at the ranked metric)",
     )
-    _unmatched_argument(board, "every agent")
+    _unmatched_argument(board, "a task that not every agent ran")
     _output_arguments(board)
     _interval_arguments(
         board,
@@ -538,12 +536,12 @@ def _parser() -> argparse.ArgumentParser:
             "interval, and the correlation of their per-task scores."
         ),
     )
-    _input_arguments(compare, files="one or two")
-    _by_argument(compare)
+    _input_arguments(compare, two_files=True)
+    _by_argument(compare, what="with one file: the column that names the agents")
     compare.add_argument("--a", metavar="X", help="with --by: the value of agent A")
     compare.add_argument("--b", metavar="Y", help="with --by: the value of agent B")
     _k_argument(compare, "1 to the most runs both agents have")
-    _unmatched_argument(compare, "both")
+    _unmatched_argument(compare, "a task that only one agent ran")
     _output_arguments(compare)
     _interval_arguments(
         compare,
