@@ -193,8 +193,9 @@ def _leaderboard(args: argparse.Namespace) -> int:
     pairs = _of_metric(pairwise(runs, **options), args.metric)  # at the board's ks
     _emit(
         _shown(board, args)
-        + f"\nEvery pair at {LABELS[args.metric]}: A - B is a less b; p_adjusted is Holm's "
-        "over the pairs at each k, as the ranks take it\n\n" + _shown(pairs, args)
+        + f"\nEvery pair at {LABELS[args.metric]}: A - B is agent A's value less agent B's; "
+        "the adjusted p is Holm's over the pairs at each k, as the ranks take it\n\n"
+        + _shown(pairs, args)
     )
     return 0
 

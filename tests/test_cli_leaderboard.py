@@ -80,7 +80,7 @@ def test_leaderboard_prints_the_board_and_under_it_every_pair_at_the_same_ks(
     assert lines[2 + len(board)].startswith("Every pair at pass^k: ")
     assert "Holm" in lines[2 + len(board)]
     table = lines[4 + len(board) :]
-    assert columns_of(table[0])[:4] == ["a", "b", "metric", "k"]
+    assert columns_of(table[0])[:4] == ["agent A", "agent B", "metric", "k"]
     assert len(table) == 1 + len(pairs) == 1 + 3 * 2  # three pairs at each of two ks
     for line, (_, pair) in zip(table[1:], pairs.iterrows(), strict=True):
         assert line.split()[:4] == [pair["a"], pair["b"], "pass^k", str(pair["k"])]

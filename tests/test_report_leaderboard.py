@@ -98,7 +98,7 @@ def test_the_page_shows_the_board_its_plots_and_what_it_reads(report, expected):
     # the section's tables: the board as labelled, its rank cells "2 (1-3)", then every pair
     table, pair_table = page.tables[:2]
     shown = labelled(board)
-    assert table[0][-2:] == ["rank (simultaneous 95% CI)", "tie_group"]
+    assert table[0][-2:] == ["rank (simultaneous 95% CI)", "tie group"]
     ranks = [
         f"{r} ({lo}\N{EN DASH}{hi})"
         for r, lo, hi in board[["rank", "rank_low", "rank_high"]].to_numpy()

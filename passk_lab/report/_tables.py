@@ -256,7 +256,9 @@ def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
         ``rank``, ``rank_low`` and ``rank_high`` become one column ``"rank
         (simultaneous 95% CI)"`` holding ``"2 (1-4)"`` (with an en dash). A
         p-value (a column ending in ``pvalue``, ``p_value`` or ``p_adjusted``)
-        keeps two significant digits, so that a small one keeps its size.
+        keeps two significant digits, so that a small one keeps its size. A
+        pairwise table's agents ``a`` and ``b`` become ``agent A`` and
+        ``agent B``, beside their values ``A`` and ``B``.
     digits : int
         Decimals of the interval ends.
 
@@ -281,8 +283,8 @@ def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
     ...     ]
     ... )
     >>> shown = labelled(pk.leaderboard(runs, ks=[3]))
-    >>> shown[["model", "pass^k", "tie_group"]]
-      model    pass^k  tie_group
+    >>> shown[["model", "pass^k", "tie group"]]
+      model    pass^k  tie group
     0     a  0.750000          1
     1     b  0.383333          2
     2     c  0.233333          2
@@ -323,6 +325,9 @@ def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
             )
             continue
         column = frame[name]
+        if name in ("a", "b") and "value_a" in frame.columns:  # a pairwise table's agents
+            columns[f"agent {name.upper()}"] = column
+            continue
         if name == "metric":
             column = column.map(lambda value: LABELS.get(value, value))
         if name.endswith(_P_VALUES):  # small p-values keep their size: 2.8e-09, not 0.000
