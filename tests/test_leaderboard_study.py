@@ -109,9 +109,9 @@ def test_the_truths_are_the_population_means_and_ties_share_the_better_rank() ->
             )[0]
             assert value == pytest.approx(exact, rel=1e-9)
     # three agents at +0.5 share rank 1, the two at -0.5 rank 4; one leader, then four tied
-    assert study.true_ranks(values).tolist() == [[1, 1, 1, 4, 4]] * 2
+    assert study.ranks_of(values).tolist() == [[1, 1, 1, 4, 4]] * 2
     leader = study.true_values(study.Cell(0, 5, 40, "leader", 0.5, 0.0, "5 runs", (1,)))
-    assert study.true_ranks(leader).tolist() == [[1, 2, 2, 2, 2]]
+    assert study.ranks_of(leader).tolist() == [[1, 2, 2, 2, 2]]
 
 
 def test_unequal_runs_give_every_second_agent_3_runs_on_a_third_of_the_tasks() -> None:
