@@ -316,14 +316,14 @@ def pairwise(
             )
     columns = [*result.columns.drop(["pair", "test", "p_adjusted"]), "p_adjusted", "test"]
     result = result[columns].reset_index(drop=True)
-    result.attrs.update(
-        by=list(agents.by),
-        adjust=chosen,
-        confidence_level=level,
-        errors=agents.errors,
-        n_resamples=draws,
-        dropped_tasks=agents.dropped,
-    )
+    result.attrs = {  # the pairs' own, not the first pair's comparison's
+        "by": list(agents.by),
+        "adjust": chosen,
+        "confidence_level": level,
+        "errors": agents.errors,
+        "n_resamples": draws,
+        "dropped_tasks": agents.dropped,
+    }
     return result
 
 

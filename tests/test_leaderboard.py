@@ -464,3 +464,23 @@ def test_monte_carlo_pairs_are_the_same_for_the_same_seed(monkeypatch):
     board = pk.leaderboard(runs, n_resamples=500, rng=3)
     pd.testing.assert_frame_equal(pk.leaderboard(runs, n_resamples=500, rng=3), board)
     assert board.attrs["n_resamples"] == 500
+
+
+def test_pairwise_attrs_are_the_pairs_own_and_none_of_a_single_comparison() -> None:
+    frame = pd.DataFrame(
+        {
+            "model": np.repeat(["a", "b", "c"], 6),
+            "task": np.tile(np.arange(6), 3),
+            "n": 2,
+            "c": [2, 1, 0, 2, 1, 0, 1, 1, 0, 2, 0, 0, 0, 0, 1, 2, 2, 0],
+        }
+    )
+    pairs = pk.pairwise(frame, ks=[1])
+    assert set(pairs.attrs) == {
+        "by",
+        "adjust",
+        "confidence_level",
+        "errors",
+        "n_resamples",
+        "dropped_tasks",
+    }
