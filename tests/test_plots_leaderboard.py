@@ -181,6 +181,11 @@ def test_the_forest_at_a_chosen_k_reads_the_ranked_metric_in_rank_order():
     assert ax.get_xlim() == (0, 1)  # an interval reaches 0.95: the whole of [0, 1]
 
 
+def test_the_forest_of_pass_pow_k_at_k_1_writes_it_as_pass_at_1():
+    ax = plots.leaderboard_forest(board_frame(FIVE), k=1)  # pass^1 is pass@1
+    assert ax.get_xlabel() == "pass@1"
+
+
 def test_the_forest_keeps_zero_and_stops_short_of_one_when_every_agent_is_far_below():
     low = {}
     for agent, per_k in FIVE.items():

@@ -55,8 +55,10 @@ def _at_k(rows: pd.DataFrame, k: int | None, where: str) -> tuple[int, pd.DataFr
 
 
 def _metric_at(metric: str, k: int) -> str:
-    """Return the name of `metric` at one k as a plot writes it: ``pass$^{5}$`` or ``pass@5``."""
-    return f"pass$^{{{k}}}$" if metric == "pass_pow_k" else f"pass@{k}"
+    """Return `metric` at one k as a plot writes it: ``pass$^{5}$``, ``pass@5``, ``pass@1``."""
+    if metric == "pass_pow_k" and k > 1:  # pass^1 is pass@1, and is written so
+        return f"pass$^{{{k}}}$"
+    return f"pass@{k}"
 
 
 def _agent(value: Hashable) -> str:
