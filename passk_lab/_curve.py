@@ -16,7 +16,7 @@ import pandas as pd
 from passk_lab._betabinom import fit_cells
 from passk_lab._checks import check_size, k_values
 from passk_lab._data.cells import Cells, products
-from passk_lab._data.rules import By, ErrorPolicy, display
+from passk_lab._data.rules import By, ErrorPolicy
 from passk_lab._data.tally import as_tally
 from passk_lab._interval_policy import IntervalSpec, curve_intervals
 from passk_lab._typing import Bools, Floats, Ints
@@ -49,7 +49,7 @@ def warn_empty(cells: Cells, counted: Floats, ks: Ints, asked: Bools | None = No
         return
     group = int(empty[0, 0])
     missing = ks[empty[empty[:, 0] == group, 1]]
-    where = _where(cells, group)
+    where = cells.where(group)
     groups = len(np.unique(empty[:, 0]))
     others = f" (and in {groups - 1} other group(s))" if groups > 1 else ""
     most = int(cells.max_n()[group])
@@ -142,15 +142,6 @@ def group_ks(cells: Cells, ks: Iterable[object] | None) -> list[Ints]:
     return [k_values(ks, int(largest)) for largest in cells.max_n()]
 
 
-def _where(cells: Cells, group: int) -> str:
-    """`` in group by=value`` for a curve with groups, else nothing."""
-    if not cells.by:
-        return ""
-    return " in group " + ", ".join(
-        f"{name}={display(cells.groups[name].iloc[group])!r}" for name in cells.by
-    )
-
-
 def _warn_dropped(cells: Cells, counted: Floats, all_ks: Ints, asked_ks: list[Ints]) -> None:
     """Warn where a k counts a much smaller set of tasks than the group's first k."""
     for group, ks in enumerate(asked_ks):
@@ -159,7 +150,7 @@ def _warn_dropped(cells: Cells, counted: Floats, all_ks: Ints, asked_ks: list[In
         if len(dropped):
             first = int(dropped[0])
             warn(
-                f"k = {int(ks[first])}{_where(cells, group)} counts {int(tasks[first])} of the "
+                f"k = {int(ks[first])}{cells.where(group)} counts {int(tasks[first])} of the "
                 f"{int(tasks[0])} tasks counted at k = {int(ks[0])}: only tasks with at least k "
                 f"runs count, so the rows from k = {int(ks[first])} on describe another set of "
                 f"tasks; reliability_curve(..., common_tasks=True) counts every k on the tasks "
@@ -176,7 +167,7 @@ def _warn_few(cells: Cells, counted: Floats, all_ks: Ints, asked_ks: list[Ints])
         single = ks[tasks == 1]
         if len(single):
             warn(
-                f"the intervals at k = {', '.join(map(str, single))}{_where(cells, group)} are "
+                f"the intervals at k = {', '.join(map(str, single))}{cells.where(group)} are "
                 f"NaN: one task has that many runs, and one task says nothing about the next "
                 f"one; give more tasks k runs, or choose smaller ks",
                 RuntimeWarning,
@@ -187,7 +178,7 @@ def _warn_few(cells: Cells, counted: Floats, all_ks: Ints, asked_ks: list[Ints])
 def _warn_rejected(cells: Cells, group: int, p_value: float, most: int) -> None:
     """Warn that predictions past the observed runs rest on a model the data reject."""
     warn(
-        f"the beta-binomial model fits the runs{_where(cells, group)} badly (goodness of fit "
+        f"the beta-binomial model fits the runs{cells.where(group)} badly (goodness of fit "
         f"p = {p_value:.2g}): betabinom_pow_k past k = {most}, the most runs observed, rests on "
         f"its shape and is not to be trusted; see success_counts(runs) for where it misses",
         RuntimeWarning,

@@ -25,7 +25,7 @@ import pandas as pd
 from passk_lab._checks import confidence, positive_int
 from passk_lab._curve import cells_of
 from passk_lab._data.cells import Cells
-from passk_lab._data.rules import By, ErrorPolicy, display
+from passk_lab._data.rules import By, ErrorPolicy
 from passk_lab._mean_intervals import TaskMoments, effective_n_interval
 from passk_lab._typing import Floats, Ints
 from passk_lab._warnings import warn
@@ -250,18 +250,9 @@ def _task_values(cells: Cells, ks: Ints, taus: Sequence[Tau]) -> tuple[Floats, I
     return values, column_ks, [tau for _ in ks for tau in taus]
 
 
-def _where(cells: Cells, group: int) -> str:
-    """`` in group by=value`` for a table with groups, else nothing."""
-    if not cells.by:
-        return ""
-    return " in group " + ", ".join(
-        f"{name}={display(cells.groups[name].iloc[group])!r}" for name in cells.by
-    )
-
-
 def _warn_few(cells: Cells, group: int, counted: Floats, ks: Ints) -> None:
     """Warn where a k of the group counts no task (no estimate) or one (no interval)."""
-    where = _where(cells, group)
+    where = cells.where(group)
     none = np.unique(ks[counted == 0])
     if len(none):
         most = int(cells.n[cells.group == group].max())

@@ -45,7 +45,6 @@ from passk_lab._data.rules import (
     By,
     ErrorPolicy,
     as_frame,
-    display,
     errored_runs,
     is_dask_frame,
     table_kind,
@@ -230,19 +229,10 @@ def _run_spread(runs: object, cells: Cells, errors: ErrorPolicy) -> pd.DataFrame
     return pd.DataFrame({"min": [values.min()], "max": [values.max()], "sd": [values.std()]})
 
 
-def _in_group(cells: Cells, group: int) -> str:
-    """`` in group by=value`` for a table with groups, else nothing."""
-    if not cells.by:
-        return ""
-    return " in group " + ", ".join(
-        f"{name}={display(cells.groups[name].iloc[group])!r}" for name in cells.by
-    )
-
-
 def _warn_components(cells: Cells, few: Bools, single: Bools, icc: Floats) -> None:
     """Warn, naming the group, where a variance component or the ICC is NaN."""
     for group in range(len(cells.groups)):
-        where = _in_group(cells, group)
+        where = cells.where(group)
         if single[group]:
             warn(
                 f"no variance components{where}: no task has two runs, so nothing tells a "
@@ -453,7 +443,7 @@ def _warn_floor(cells: Cells, counted: Floats, r: int, ks: Ints, metrics: list[s
             f"{metrics[j]} at k = {ks[j]} ({max(r, 2 * int(ks[j]))} runs)" for j in short
         )
         warn(
-            f"no noise floor{_in_group(cells, group)} with {r} run(s) per comparison for "
+            f"no noise floor{cells.where(group)} with {r} run(s) per comparison for "
             f"{rows}: a task needs max(r, 2k) runs to estimate its run-to-run variance without "
             f"bias, and fewer than two tasks have them, so noise_floor and standard_error are "
             f"NaN; run more tasks that many times, or compare fewer runs",
@@ -580,7 +570,7 @@ def consistency(
 
 def _warn_consistency(cells: Cells, group: int, tasks: int) -> None:
     """Warn that a group's consistency (with no task) or its interval (with one) is NaN."""
-    where = _in_group(cells, group)
+    where = cells.where(group)
     if tasks == 0:
         warn(
             f"no consistency{where}: no task has two runs, and one run cannot disagree with "

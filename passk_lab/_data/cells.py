@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from passk_lab._data.rules import display
 from passk_lab._data.tally import Tally
 from passk_lab._typing import Floats, Ints
 
@@ -82,6 +83,41 @@ class Cells:
         """Return the most runs any task of each group has."""
         largest: Ints = np.maximum.reduceat(self.n, self.starts)
         return largest
+
+    def where(self, group: int) -> str:
+        """Name a group for a message: `` in group by=value``, or nothing without groups.
+
+        Parameters
+        ----------
+        group : int
+            Position of the group in :attr:`groups`.
+
+        Returns
+        -------
+        str
+            `` in group name=value, ...`` over the by columns, each value as its
+            Python repr; the empty string when the cells have no groups.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from passk_lab._data.tally import as_tally
+        >>> runs = pd.DataFrame(
+        ...     {"agent": ["a", "a", "b"], "seed": [7, 7, 7], "task": [1, 1, 1],
+        ...      "run": [0, 1, 0], "passed": [True, False, True]}
+        ... )
+        >>> cells = Cells.from_tally(as_tally(runs, by=["agent", "seed"]))
+        >>> cells.where(1)
+        " in group agent='b', seed=7"
+        >>> one_agent = runs[runs["agent"] == "a"].drop(columns=["agent", "seed"])
+        >>> Cells.from_tally(as_tally(one_agent)).where(0)
+        ''
+        """
+        if not self.by:
+            return ""
+        return " in group " + ", ".join(
+            f"{name}={display(self.groups[name].iloc[group])!r}" for name in self.by
+        )
 
 
 def products(n: Ints, good: Ints, ks: Ints) -> Floats:
