@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -175,8 +176,15 @@ def test_tau_bench_trials_icc_and_flip_share(tau_bench_published: dict[int, floa
     assert row["run_pass_at_1_sd"] == pytest.approx(np.std(trial_rates, ddof=1), abs=1e-15)
     passes = y.sum(axis=1)
     assert row["flip_share"] == np.mean((passes > 0) & (passes < y.shape[1]))
-    # README: successes per task over the 4 trials are 0 for 14 tasks, 4 for 10
-    assert row["flip_share"] == pytest.approx((50 - 14 - 10) / 50, abs=1e-15)
+    # the histogram of successes per task, counted from the file's records: the tasks
+    # that flip are those neither at 0 successes nor at one per trial
+    records: list[dict[str, Any]] = json.loads(TAU_FILE.read_text())
+    wins = Counter(r["task_id"] for r in records if abs(float(r["reward"]) - 1) <= 1e-6)
+    trials = len({record["trial"] for record in records})
+    tasks_of = Counter(wins.get(task, 0) for task in {record["task_id"] for record in records})
+    histogram = [tasks_of[c] for c in range(trials + 1)]
+    settled = histogram[0] + histogram[trials]
+    assert row["flip_share"] == pytest.approx(1 - settled / sum(histogram), abs=1e-15)
     # ICC(1) of a balanced table by hand: MSB and MSW from the task means
     tasks, runs = y.shape
     means = y.mean(axis=1)
