@@ -162,10 +162,10 @@ def test_the_forest_draws_the_agents_best_first_at_the_largest_k_with_their_inte
     rows = forest_rows(ax)
     assert [row[0] for row in rows] == order
     for (_, point, (low, high), text), agent in zip(rows, order, strict=True):
-        value, rank, rank_low, rank_high, _ = at_5[agent]
+        value, rank, rank_low, rank_high, group = at_5[agent]
         assert point == pytest.approx(value)
         assert (low, high) == pytest.approx((value - 0.1, min(value + 0.05, 1.0)))
-        assert text == f"rank {rank} ({rank_low}{DASH}{rank_high})"
+        assert text == f"rank {rank} ({rank_low}{DASH}{rank_high}), group {group}"
     assert ax.get_xlabel() == "pass$^{5}$"
     assert ax.get_xlim()[0] == 0
 
@@ -199,25 +199,61 @@ def test_the_forest_keeps_zero_and_stops_short_of_one_when_every_agent_is_far_be
     assert right <= highest + 0.15
 
 
-def test_the_forest_shades_every_other_tie_group_and_says_what_a_group_is():
+def bands_of(ax):
+    """The forest's shaded bands, each as the (lowest, highest) y it spans."""
+    bands = [patch for patch in ax.patches if isinstance(patch, Rectangle)]
+    return [tuple(sorted([band.get_y(), band.get_y() + band.get_height()])) for band in bands]
+
+
+def test_the_forest_shades_the_odd_tie_groups_and_says_what_a_group_is():
     board = board_frame(FIVE)
     ax = plots.leaderboard_forest(board, k=5)
     rows = forest_rows(ax)
     groups = {agent: per_k[5][4] for agent, per_k in FIVE.items()}
     ticks = dict(zip(shown(ax.get_yticklabels()), ax.get_yticks(), strict=True))
-    bands = [patch for patch in ax.patches if isinstance(patch, Rectangle)]
     # groups 1 and 3 shaded, group 2 left plain: a band spans its agents' rows, half a row over
-    shaded = [1, 3]
-    assert len(bands) == len(shaded)
-    for band, group in zip(sorted(bands, key=lambda band: band.get_y()), shaded, strict=True):
+    # at the top and bottom of the forest, a little less (a white seam) where other rows follow
+    bands = sorted(bands_of(ax))
+    assert len(bands) == 2
+    for (low, high), group in zip(bands, (1, 3), strict=True):
         members = [ticks[agent] for agent, _, _, _ in rows if groups[agent] == group]
-        y = band.get_y()
-        assert sorted([y, y + band.get_height()]) == pytest.approx(
-            [min(members) - 0.5, max(members) + 0.5]
-        )
+        assert min(members) - 0.5 <= low < min(members) - 0.4
+        assert max(members) + 0.4 < high <= max(members) + 0.5
+    assert bands[0][0] == -0.5 and bands[-1][1] == len(rows) - 0.5  # the ends: no seam
     legend = shown(ax.get_legend().get_texts())
-    assert any("tie group" in text for text in legend)
+    assert any("tie group" in text and "no agent is shown to beat" in text for text in legend)
     assert "95% CI" in " ".join(legend)
+
+
+# a board whose groups interleave: b is shown worse than a, c is not (so c is in group 1 with
+# a, below b of group 2), and d is shown worse than c and b: group 3, next to c of group 1
+INTERLEAVED = {
+    "a": {5: (0.90, 1, 1, 2, 1)},
+    "b": {5: (0.80, 2, 2, 3, 2)},
+    "c": {5: (0.79, 3, 1, 3, 1)},
+    "d": {5: (0.50, 4, 4, 4, 3)},
+}
+
+
+def test_the_forest_draws_each_row_by_its_own_group_when_groups_interleave():
+    ax = plots.leaderboard_forest(board_frame(INTERLEAVED, ks=(5,)))
+    rows = forest_rows(ax)
+    assert [row[0] for row in rows] == ["a", "b", "c", "d"]
+    ticks = dict(zip(shown(ax.get_yticklabels()), ax.get_yticks(), strict=True))
+    bands = bands_of(ax)
+    for agent, _, _, text in rows:
+        group = INTERLEAVED[agent][5][4]
+        assert text.endswith(f", group {group}")
+        covering = [band for band in bands if band[0] < ticks[agent] < band[1]]
+        assert len(covering) == (1 if group % 2 == 1 else 0)
+        for low, high in covering:  # a band holds the rows of one group, no other's
+            inside = [other for other, y in ticks.items() if low < y < high]
+            assert {INTERLEAVED[other][5][4] for other in inside} == {group}
+    # c (group 1) and d (group 3) are both shaded and meet: two bands with white between
+    (c_band,) = [band for band in bands if band[0] < ticks["c"] < band[1]]
+    (d_band,) = [band for band in bands if band[0] < ticks["d"] < band[1]]
+    assert c_band != d_band
+    assert max(c_band[0], d_band[0]) > min(c_band[1], d_band[1])
 
 
 def test_the_forest_labels_agents_by_their_values_drawn_literally():
@@ -394,8 +430,10 @@ def test_both_pictures_draw_what_the_leaderboard_and_pairwise_return():
     assert [row[0] for row in rows] == [f"{model} / v1" for model in at_2["model"]]
     assert [row[1] for row in rows] == pytest.approx(at_2["pass_pow_k"].tolist())
     assert [row[3] for row in rows] == [
-        f"rank {rank} ({low}{DASH}{high})"
-        for rank, low, high in at_2[["rank", "rank_low", "rank_high"]].to_numpy()
+        f"rank {rank} ({low}{DASH}{high}), group {group}"
+        for rank, low, high, group in at_2[
+            ["rank", "rank_low", "rank_high", "tie_group"]
+        ].to_numpy()
     ]
     pairs = pk.pairwise(runs, by=["model", "prompt"], n_resamples=200, rng=0)
     heatmap = plots.pairwise_heatmap(pairs, ax=plt.figure().gca())

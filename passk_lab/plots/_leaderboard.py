@@ -28,7 +28,10 @@ _MARKED = {  # attrs["adjust"]: the heatmap's caption of the cells it marks, bel
 }
 
 _BAND = "0.9"
-"""The grey of every other tie group's band in the forest."""
+"""The grey of the bands of the odd-numbered tie groups in the forest."""
+
+_SEAM = 0.04
+"""The white left between two bands of the forest, in rows: two shaded groups that meet."""
 
 _MOST_NUMBERS = 20
 """The most agents whose heatmap cells have their difference written in; past it, marks only."""
@@ -98,10 +101,14 @@ def leaderboard_forest(
     -----
     One row per agent, in rank order: the ranked metric (``attrs["metric"]``)
     as a point with its interval as a line, and at the right its rank with
-    the simultaneous interval of the rank, ``rank 2 (1-4)`` (with an en
-    dash). Every other tie group is shaded: group 1 holds the agents that
-    cannot be told from the best one, and each later group starts at the
-    first agent that can be told from the previous group's first. The x axis
+    the simultaneous interval of the rank and its tie group, ``rank 2 (1-4),
+    group 1`` (with an en dash). The rows of odd-numbered tie groups are
+    shaded, each run of rows of one group as a band of its own. Group 1
+    holds the agents no agent is shown to beat; each agent of a later group
+    is shown worse than one of the group before. The tests tell no two
+    agents of a group apart, and a group's agents need not be adjacent (the
+    second can be shown worse than the best while the third is not), so
+    each row's group number says which agents share one. The x axis
     starts at 0, so that a gap between two agents looks as large as it is on
     the scale of shares, and ends at 1 or, when every interval stops well
     short of it, at the next tenth past the highest, so that a hard
@@ -147,22 +154,23 @@ def leaderboard_forest(
     color = plt.rcParams["axes.prop_cycle"].by_key()["color"][0]
     groups = rows["tie_group"].to_numpy()
     starts = [0, *(np.flatnonzero(groups[1:] != groups[:-1]) + 1).tolist()]
-    for band, start in enumerate(starts):
-        if band % 2 == 0:
-            end = starts[band + 1] if band + 1 < len(starts) else agents
-            ax.axhspan(start - 0.5, end - 0.5, color=_BAND, lw=0, zorder=0)
+    for start, end in zip(starts, [*starts[1:], agents], strict=True):
+        if groups[start] % 2 == 1:  # a run of one odd group's rows
+            lowest = start - 0.5 + (_SEAM if start > 0 else 0)
+            highest = end - 0.5 - (_SEAM if end < agents else 0)
+            ax.axhspan(lowest, highest, color=_BAND, lw=0, zorder=0)
     ax.hlines(y, rows[low].to_numpy(), rows[high].to_numpy(), color=color, lw=1.8, zorder=2)
     ax.plot(rows[metric].to_numpy(), y, "o", color=color, zorder=3)
     size = _font_size(agents, most=9, fewest=5, from_agents=20)
     labels = rows[by[0]] if len(by) == 1 else rows[by].itertuples(index=False, name=None)
     ax.set_yticks(y, [_agent(label) for label in labels], fontsize=size)
-    for row, (rank, rank_low, rank_high) in enumerate(
-        rows[["rank", "rank_low", "rank_high"]].itertuples(index=False)
+    for row, (rank, rank_low, rank_high, group) in enumerate(
+        rows[["rank", "rank_low", "rank_high", "tie_group"]].itertuples(index=False)
     ):
         ax.text(
             1.02,
             row,
-            f"rank {rank:g} ({rank_low:g}\N{EN DASH}{rank_high:g})",
+            f"rank {rank:g} ({rank_low:g}\N{EN DASH}{rank_high:g}), group {group:g}",
             transform=ax.get_yaxis_transform(),
             va="center",
             fontsize=size,
@@ -179,13 +187,15 @@ def leaderboard_forest(
         Line2D([], [], color=color, marker="o", label=f"{label} and its {level}"),
         Patch(
             color=_BAND,
-            label="tie groups, every other one shaded: agents not told from the group's first",
+            label="tie group (odd ones shaded): agents not told apart; "
+            "group 1: no agent is shown to beat them",
         ),
         Line2D(
             [],
             [],
             ls="none",
-            label=f"at right: rank (its {level.replace('CI', 'simultaneous interval')})",
+            label=f"at right: rank (its {level.replace('CI', 'simultaneous interval')}) "
+            "and tie group",
         ),
     ]
     ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.01), fontsize=8)
