@@ -219,7 +219,8 @@ def test_the_forest_shades_the_odd_tie_groups_and_says_what_a_group_is():
         members = [ticks[agent] for agent, _, _, _ in rows if groups[agent] == group]
         assert min(members) - 0.5 <= low < min(members) - 0.4
         assert max(members) + 0.4 < high <= max(members) + 0.5
-    assert bands[0][0] == -0.5 and bands[-1][1] == len(rows) - 0.5  # the ends: no seam
+    assert bands[0][0] == -0.5  # the ends of the forest: no seam
+    assert bands[-1][1] == len(rows) - 0.5
     legend = shown(ax.get_legend().get_texts())
     assert any("tie group" in text and "no agent is shown to beat" in text for text in legend)
     assert "95% CI" in " ".join(legend)
