@@ -84,24 +84,45 @@ def permutation_test(
     """
     runs = np.unique(np.concatenate([n_a, n_b])).tolist()
     scale = math.lcm(*(math.comb(int(n), k) for n in runs))
+    if metric == "pass_pow_k":  # d = C(c_a, k) / C(n_a, k) - C(c_b, k) / C(n_b, k)
+        steps = _difference_steps(n_a, c_a, n_b, c_b, k, scale)
+    else:  # pass@k = 1 - C(n - c, k) / C(n, k)
+        steps = _difference_steps(n_b, n_b - c_b, n_a, n_a - c_a, k, scale)
+    sizes = [abs(step) for step in steps if step]
+    points = 2 * sum(sizes) + 1
+    if points <= _LATTICE:  # exact, in whole numbers of 1 / scale
+        single = bool(np.all(n_a == 1) and np.all(n_b == 1) and k == 1)
+        lattice, counts = np.unique(np.asarray(sizes, dtype=np.int64), return_counts=True)
+        return PermutationTest(
+            _exact(lattice, counts, sum(steps)), "mcnemar_exact" if single else "sign_flip_exact"
+        )
     if metric == "pass_pow_k":
         differences = _per_task(n_a, c_a, k) - _per_task(n_b, c_b, k)
-    else:  # pass@k = 1 - C(n - c, k) / C(n, k)
+    else:
         differences = _per_task(n_b, n_b - c_b, k) - _per_task(n_a, n_a - c_a, k)
-    # a difference that is 0 on the lattice is 0 (pass^4 of 5/6 and of 8/10 differ in float noise)
-    nonzero = np.rint(np.abs(differences) * scale) > 0
-    sizes, counts = np.unique(np.abs(differences[nonzero]), return_counts=True)
-    observed = float(differences.sum())
-    points = 2.0 * float((sizes * counts).sum()) * scale + 1.0
-    if points <= _LATTICE:
-        single = bool(np.all(n_a == 1) and np.all(n_b == 1) and k == 1)
-        return PermutationTest(
-            _exact(sizes, counts, observed, scale), "mcnemar_exact" if single else "sign_flip_exact"
-        )
+    nonzero = np.asarray([step != 0 for step in steps], dtype=bool)
+    magnitudes, counts = np.unique(np.abs(differences[nonzero]), return_counts=True)
     return PermutationTest(
-        _monte_carlo(sizes, counts, observed, n_resamples, rng),
+        _monte_carlo(magnitudes, counts, float(differences.sum()), n_resamples, rng),
         f"sign_flip_monte_carlo ({n_resamples})",
     )
+
+
+def _difference_steps(
+    n_a: Ints, good_a: Ints, n_b: Ints, good_b: Ints, k: int, scale: int
+) -> list[int]:
+    """Return each task's ``C(good_a, k) / C(n_a, k) - C(good_b, k) / C(n_b, k)`` times `scale`.
+
+    In whole numbers (Python integers, exact at any size): `scale` is a
+    multiple of every ``C(n, k)``.
+    """
+
+    def scaled(n: Ints, good: Ints) -> list[int]:
+        pairs, inverse = np.unique(np.column_stack([n, good]), axis=0, return_inverse=True)
+        values = [math.comb(int(g), k) * (scale // math.comb(int(m), k)) for m, g in pairs.tolist()]
+        return [values[index] for index in inverse.ravel().tolist()]
+
+    return [a - b for a, b in zip(scaled(n_a, good_a), scaled(n_b, good_b), strict=True)]
 
 
 def _per_task(n: Ints, good: Ints, k: int) -> Floats:
@@ -110,17 +131,16 @@ def _per_task(n: Ints, good: Ints, k: int) -> Floats:
     return values
 
 
-def _exact(sizes: Floats, counts: Ints, observed: float, scale: int) -> float:
-    """Return the exact two-sided p-value on the lattice of whole multiples of ``1 / scale``.
+def _exact(sizes: Ints, counts: Ints, observed: int) -> float:
+    """Return the exact two-sided p-value of the sum `observed` of signed whole-number steps.
 
     The tasks whose difference has size ``u`` (``count`` of them) add
     ``u (2 B - count)`` with ``B ~ Binomial(count, 1/2)``: a binomial on a
     stride of ``2 u``, added to the distribution so far by one shifted copy
     per value of ``B``.
     """
-    steps = np.rint(sizes * scale).astype(np.int64)
     total = np.ones(1)
-    for size, count in zip(steps.tolist(), counts.tolist(), strict=True):
+    for size, count in zip(sizes.tolist(), counts.tolist(), strict=True):
         outcomes = np.arange(count + 1)
         chances = np.exp(
             special.gammaln(count + 1)
@@ -133,10 +153,9 @@ def _exact(sizes: Floats, counts: Ints, observed: float, scale: int) -> float:
             start = 2 * size * outcome
             grown[start : start + len(total)] += chance * total
         total = grown
-    low = -int((steps * counts).sum())
+    low = -int((sizes * counts).sum())
     sums = np.arange(low, low + len(total))
-    threshold = abs(round(observed * scale))
-    return float(min(1.0, total[np.abs(sums) >= threshold].sum()))
+    return float(min(1.0, total[np.abs(sums) >= abs(observed)].sum()))
 
 
 def _monte_carlo(
@@ -146,5 +165,7 @@ def _monte_carlo(
     sums = np.zeros(n_resamples)
     for size, count in zip(sizes.tolist(), counts.tolist(), strict=True):
         sums += size * (2.0 * rng.binomial(count, 0.5, size=n_resamples) - count)
-    hits = np.count_nonzero(np.abs(sums) >= abs(observed) - 1e-9)
+    # the sums are of floats: a draw as large as the observed one may fall short by rounding
+    slack = 1e-9 * float((sizes * counts).sum())
+    hits = np.count_nonzero(np.abs(sums) >= abs(observed) - slack)
     return float((1 + hits) / (1 + n_resamples))

@@ -42,6 +42,7 @@ LAYERS: dict[str, int] = {
     "passk_lab.heterogeneity": 2,
     "passk_lab.estimators": 2,
     "passk_lab.compare": 2,
+    "passk_lab._paired": 2,
     "passk_lab._permutation": 2,
     "passk_lab.leaderboard": 2,
     "passk_lab.variability": 2,

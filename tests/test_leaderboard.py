@@ -75,13 +75,12 @@ def hand_ranks(values, p_adjusted, alpha):
     rank = {j: 1 + sum(values[i] > values[j] for i in names) for j in names}
     low = {j: 1 + sum(better.get((i, j), False) for i in names) for j in names}
     high = {j: len(names) - sum(better.get((j, i), False) for i in names) for j in names}
-    order = sorted(names, key=lambda name: (rank[name], names.index(name)))
-    group, label, leader = {}, 1, order[0]
-    for j in order:
-        if better.get((leader, j), False):  # the first agent shown worse than the group's best
-            label, leader = label + 1, j
-        group[j] = label
-    return rank, low, high, group
+
+    def group(j):  # 1 if no agent is shown better, else one more than the best such agent's
+        above = [group(i) for i in names if better.get((i, j), False)]
+        return 1 + max(above, default=0)
+
+    return rank, low, high, {j: group(j) for j in names}
 
 
 def per_agent(runs, name):
@@ -256,7 +255,8 @@ def test_pairs_of_agents_with_unequal_runs_are_compared_on_their_own_tasks():
         outcomes[:2] if task < 10 else outcomes for task, outcomes in enumerate(agents["c"])
     ]
     runs = runs_table(agents)
-    pairs = pk.pairwise(runs, ks=[1, 3])
+    with pytest.warns(RuntimeWarning, match=r"10 of the 30 shared tasks have different runs"):
+        pairs = pk.pairwise(runs, ks=[1, 3])
     for a, b in [("a", "b"), ("a", "c"), ("b", "c")]:
         rows = pairs[(pairs["a"] == a) & (pairs["b"] == b)]
         reference = pk.compare(per_agent(runs, a), per_agent(runs, b), [1, 3])
@@ -403,12 +403,18 @@ def test_unequal_runs_warn_naming_the_agent_and_too_large_a_k_is_refused():
     ]
     agents["c"] = [outcomes[:2] for outcomes in agents["c"]][:1] + agents["c"][1:]
     runs = runs_table(agents)
-    with pytest.warns(RuntimeWarning, match=r"k = 3 counts 4 of the 6 tasks.*'b', 'c' have fewer"):
+    with (
+        pytest.warns(RuntimeWarning, match=r"2 of the 6 shared tasks have different runs"),
+        pytest.warns(RuntimeWarning, match=r"k = 3 counts 4 of the 6 tasks.*'b', 'c' have fewer"),
+    ):
         board = pk.leaderboard(runs, ks=[1, 3])
     assert board.groupby("k")["n_tasks"].first().to_dict() == {1: 6, 3: 4}
     agents["c"] = [outcomes[:2] for outcomes in agents["c"]]
     only_b = runs_table({"a": agents["a"], "b": agents["b"]})
-    with pytest.warns(RuntimeWarning, match=r"'b' has fewer than 3 runs"):
+    with (
+        pytest.warns(RuntimeWarning, match=r"task 0: 'b' has 2, 'a' 3"),
+        pytest.warns(RuntimeWarning, match=r"'b' has fewer than 3 runs"),
+    ):
         pk.leaderboard(only_b, ks=[1, 3])
     with pytest.raises(ValueError, match=r"no task has k = 3 runs for every agent.*reach is 2"):
         pk.leaderboard(runs_table(agents), ks=[3])
@@ -482,5 +488,96 @@ def test_pairwise_attrs_are_the_pairs_own_and_none_of_a_single_comparison() -> N
         "confidence_level",
         "errors",
         "n_resamples",
+        "common_tasks",
         "dropped_tasks",
     }
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_tie_groups_hold_no_two_agents_told_apart_and_group_one_is_rank_low_one(seed):
+    rng = np.random.default_rng(seed)
+    agents, tasks = 6, 30
+    offsets = rng.choice([-1.0, 0.0, 0.2, 1.0], size=agents)
+    theta = rng.normal(0.0, 1.0, tasks)
+    chance = 1.0 / (1.0 + np.exp(-(theta[:, None] + offsets[None, :])))
+    frame = pd.DataFrame(
+        {
+            "model": np.repeat([f"m{j}" for j in range(agents)], tasks),
+            "task": np.tile(np.arange(tasks), agents),
+            "n": 3,
+            "c": rng.binomial(3, chance).T.ravel(),
+        }
+    )
+    board = pk.leaderboard(frame, ks=[1, 3])
+    pairs = pk.pairwise(frame, ks=[1, 3], metrics=["pass_pow_k"], common_tasks=True)
+    for k, rows in board.groupby("k"):
+        value = dict(zip(rows["model"], rows["pass_pow_k"], strict=True))
+        group = dict(zip(rows["model"], rows["tie_group"], strict=True))
+        told = pairs[(pairs["k"] == k) & (pairs["p_adjusted"] <= 0.05)]
+        for a, b in zip(told["a"], told["b"], strict=True):
+            assert group[a] != group[b]  # no two agents of a group are told apart
+            worse = b if value[a] > value[b] else a
+            assert group[worse] > min(group[a], group[b])
+        first = rows.loc[rows["tie_group"] == 1, "model"]
+        assert set(first) == set(rows.loc[rows["rank_low"] == 1, "model"])
+        for g in sorted(set(group.values()) - {1}):  # each of group g is beaten by one of g - 1
+            for worse in (name for name in group if group[name] == g):
+                beaten_by = {
+                    a if b == worse else b
+                    for a, b in zip(told["a"], told["b"], strict=True)
+                    if worse in (a, b) and value[a if b == worse else b] > value[worse]
+                }
+                assert any(group[name] == g - 1 for name in beaten_by)
+
+
+def test_the_pairs_of_common_tasks_are_the_tests_the_board_ranks_by_also_by_monte_carlo(
+    monkeypatch,
+):
+    agents = simulated({"a": 0.6, "b": 0.0, "c": -0.1, "d": -0.6}, tasks=30, runs=4, seed=11)
+    agents["d"] = [
+        outcomes[:2] if task < 10 else outcomes for task, outcomes in enumerate(agents["d"])
+    ]
+    runs = runs_table(agents)
+    monkeypatch.setattr(_permutation, "_LATTICE", 0)  # every test a Monte Carlo one
+    with pytest.warns(RuntimeWarning):  # the unequal runs, and fewer tasks at k = 3
+        board = pk.leaderboard(runs, ks=[1, 3], n_resamples=2000, rng=5)
+    with pytest.warns(RuntimeWarning, match="different runs"):
+        pairs = pk.pairwise(
+            runs, ks=[1, 3], metrics=["pass_pow_k"], common_tasks=True, n_resamples=2000, rng=5
+        )
+    assert set(pairs["metric"]) == {"pass_pow_k"}
+    assert pairs.set_index("k")["n_tasks"].to_dict() == board.set_index("k")["n_tasks"].to_dict()
+    for k, rows in board.groupby("k"):
+        value = dict(zip(rows["model"], rows["pass_pow_k"], strict=True))
+        at_k = pairs[pairs["k"] == k]
+        p_adjusted = dict(
+            zip(zip(at_k["a"], at_k["b"], strict=True), at_k["p_adjusted"], strict=True)
+        )
+        _, low, high, group = hand_ranks(value, p_adjusted, 0.05)
+        for _, row in rows.iterrows():
+            name = row["model"]
+            assert (row["rank_low"], row["rank_high"], row["tie_group"]) == (
+                low[name],
+                high[name],
+                group[name],
+            )
+
+
+def test_too_few_monte_carlo_draws_for_the_adjustment_are_warned_of(monkeypatch):
+    agents = simulated({"a": 2.0, "b": 0.0, "c": -2.0}, tasks=30, runs=3, seed=12)
+    monkeypatch.setattr(_permutation, "_LATTICE", 0)
+    # Holm over 3 pairs needs p <= 0.05 / 3; 20 draws cannot go below 1 / 21
+    with pytest.warns(RuntimeWarning, match=r"raise n_resamples to at least 60 "):
+        board = pk.leaderboard(runs_table(agents), ks=[1], n_resamples=20, rng=0)
+    assert (board["tie_group"] == 1).all()
+
+
+def test_a_lattice_past_any_float_goes_to_monte_carlo_without_overflow():
+    runs = 2000
+    n = np.full(5, runs)
+    c_a, c_b = np.array([1990, 1500, 1200, 1999, 1000]), np.array([1980, 1400, 1300, 1990, 900])
+    test = _permutation.permutation_test(
+        n, c_a, n, c_b, 1000, "pass_at_k", n_resamples=99, rng=np.random.default_rng(0)
+    )
+    assert test.test == "sign_flip_monte_carlo (99)"
+    assert 1 / 100 <= test.p_value <= 1.0

@@ -1,0 +1,184 @@
+"""The one computation of a paired comparison of two agents, for compare and for leaderboards.
+
+:func:`paired_table` takes two checked tallies and returns
+:func:`~passk_lab.compare`'s table: the tasks both sides share, their per-task
+pass^k and pass@k, the mean difference with its paired interval
+(:func:`~passk_lab._mean_intervals.paired_interval`), and the correlation of the
+two sides' per-task estimates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from passk_lab._bootstrap import task_bootstrap
+from passk_lab._checks import k_values
+from passk_lab._data.rules import display
+from passk_lab._data.tally import Tally
+from passk_lab._interval_policy import Statistics
+from passk_lab._mean_intervals import paired_interval
+from passk_lab._typing import Floats, Ints
+from passk_lab._warnings import warn
+
+__all__ = ["examples", "paired_table"]
+
+
+def examples(tasks: pd.Index) -> str:
+    """Return the first five of `tasks` for a message, and ``...`` if there are more."""
+    shown = ", ".join(repr(display(task)) for task in tasks[:5])
+    return shown + (", ..." if len(tasks) > 5 else "")
+
+
+def _as_text_hint(only_a: pd.Index, only_b: pd.Index) -> str:
+    """Say so when tasks only one side has match the other side's as text ("0" and 0)."""
+    position = pd.Index(only_b.map(str)).get_indexer(only_a.map(str))
+    matched = np.flatnonzero(position >= 0)
+    if len(matched) == 0:
+        return ""
+    a, b = only_a[matched[0]], only_b[position[matched[0]]]
+    text_side = "runs_b" if isinstance(b, str) else "runs_a"
+    other = "runs_a" if text_side == "runs_b" else "runs_b"
+    return (
+        f"; runs_a's {display(a)!r} and runs_b's {display(b)!r} are one id written two ways "
+        f"({len(matched)} such task(s); a CSV file's ids are read as text): give both sides one "
+        f"kind, e.g. {other}['task'] = {other}['task'].astype(str)"
+    )
+
+
+def _match(first: Tally, second: Tally, unmatched: str) -> tuple[Ints, Ints, pd.Index, pd.Index]:
+    """Positions of the shared tasks in each tally, and the tasks only one side has."""
+    if unmatched not in ("raise", "drop"):
+        raise ValueError(f"unmatched must be 'raise' or 'drop', got {unmatched!r}")
+    tasks_a = pd.Index(first.labels["task"])
+    tasks_b = pd.Index(second.labels["task"])
+    in_b = tasks_b.get_indexer(tasks_a)
+    only_a = tasks_a[in_b < 0]
+    only_b = tasks_b[~tasks_b.isin(tasks_a)]
+    shared = int((in_b >= 0).sum())
+    if len(only_a) or len(only_b):
+        what = (
+            f"{len(only_a)} task(s) appear only in runs_a ({examples(only_a)}) and "
+            f"{len(only_b)} only in runs_b ({examples(only_b)})"
+        ) + _as_text_hint(only_a, only_b)
+        if shared == 0:
+            raise ValueError(f"the two sides share no task: {what}; compare needs the same tasks")
+        if unmatched == "raise":
+            raise ValueError(
+                f"{what}; a paired comparison needs the same tasks on both sides: run the missing "
+                f"ones, or pass unmatched='drop' (--unmatched drop on the command line) to "
+                f"compare the {shared} shared tasks (the dropped ones are listed in the result's "
+                f"attrs)"
+            )
+        warn(f"compared the {shared} shared tasks and dropped {what}")
+    keep = np.flatnonzero(in_b >= 0)
+    return keep, in_b[keep], only_a, only_b
+
+
+def _weighted_correlation(tasks: Ints, a: Floats, b: Floats) -> Floats:
+    """Pearson correlation of the columns of `a` and `b` over the cells counted in both."""
+    counted = np.isfinite(a) & np.isfinite(b)
+    weight = tasks[:, None] * counted
+    total = weight.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_a = (weight * np.where(counted, a, 0.0)).sum(axis=0) / total
+        mean_b = (weight * np.where(counted, b, 0.0)).sum(axis=0) / total
+        gap_a = np.where(counted, a - mean_a, 0.0)
+        gap_b = np.where(counted, b - mean_b, 0.0)
+        covariance = (weight * gap_a * gap_b).sum(axis=0)
+        spread = np.sqrt((weight * gap_a**2).sum(axis=0) * (weight * gap_b**2).sum(axis=0))
+        correlation: Floats = np.where(spread > 0, covariance / spread, np.nan)
+    return correlation
+
+
+def paired_table(
+    first: Tally,
+    second: Tally,
+    ks: Iterable[int] | None,
+    *,
+    confidence_level: float,
+    method: Literal["auto", "bca", "percentile"] = "auto",
+    n_resamples: int = 10_000,
+    rng: int | np.random.Generator | None = None,
+    unmatched: Literal["raise", "drop"] = "raise",
+) -> pd.DataFrame:
+    """Return :func:`compare`'s table of two checked tallies (no groups), at a checked level.
+
+    The one computation of a paired comparison, for :func:`compare` and for
+    the pairs of a leaderboard (:func:`~passk_lab.pairwise`).
+    """
+    level = confidence_level
+    rows_a, rows_b, only_a, only_b = _match(first, second, unmatched)
+    joint = np.column_stack([first.n[rows_a], first.c[rows_a], second.n[rows_b], second.c[rows_b]])
+    cells, tasks = np.unique(joint, axis=0, return_counts=True)
+    n_a, c_a, n_b, c_b = cells.T
+    largest = int(min(n_a.max(), n_b.max()))
+    values_ks = k_values(ks, largest)
+    statistics_a = Statistics.of(n_a, c_a, values_ks)
+    statistics_b = Statistics.of(n_b, c_b, values_ks)
+    # pass^k for every k, then pass@k for every k: the rows of the table
+    value_a = np.hstack([statistics_a.pass_pow_k, statistics_a.pass_at_k])
+    value_b = np.hstack([statistics_b.pass_pow_k, statistics_b.pass_at_k])
+    both = np.isfinite(value_a) & np.isfinite(value_b)
+    value_a = np.where(both, value_a, np.nan)
+    value_b = np.where(both, value_b, np.nan)
+    difference = value_a - value_b
+    counted = (tasks[:, None] * both).sum(axis=0)
+    if np.any(counted == 0):
+        missing = np.unique(np.tile(values_ks, 2)[counted == 0])
+        raise ValueError(
+            f"no task has k = {', '.join(map(str, missing))} runs on both sides (the most both "
+            f"reach is {largest}); choose ks up to {largest}"
+        )
+
+    def mean(values: Floats) -> Floats:
+        means: Floats = (tasks[:, None] * np.where(both, values, 0.0)).sum(axis=0) / counted
+        return means
+
+    tasks = tasks.astype(np.int64)
+    fewer = np.minimum(n_a, n_b)  # the blocks of k runs both sides hold
+    low, high = paired_interval(difference, tasks, fewer, np.tile(values_ks, 2), level)
+    if method != "auto":
+        boot_low, boot_high = task_bootstrap(
+            tasks,
+            difference,
+            method=method,
+            n_resamples=n_resamples,
+            confidence_level=level,
+            rng=np.random.default_rng(rng),
+        )
+        kept = boot_high > boot_low
+        low, high = np.where(kept, boot_low, low), np.where(kept, boot_high, high)
+    if np.any(counted == 1):
+        single = np.unique(np.tile(values_ks, 2)[counted == 1])
+        warn(
+            f"the intervals at k = {', '.join(map(str, single))} are NaN: one task has that many "
+            f"runs on both sides, and one task says nothing about the next one",
+            RuntimeWarning,
+        )
+    width = len(values_ks)
+    table = pd.DataFrame(
+        {
+            "metric": ["pass_pow_k"] * width + ["pass_at_k"] * width,
+            "k": np.tile(values_ks, 2),
+            "value_a": mean(value_a),
+            "value_b": mean(value_b),
+            "difference": mean(difference),
+            "difference_low": low,
+            "difference_high": high,
+            "correlation": _weighted_correlation(tasks, value_a, value_b),
+            "n_tasks": counted.astype(np.int64),
+        }
+    )
+    table.attrs.update(
+        confidence_level=level,
+        method=method,
+        n_resamples=n_resamples,
+        errors=first.errors,
+        only_in_a=list(only_a),
+        only_in_b=list(only_b),
+    )
+    return table
