@@ -62,6 +62,9 @@ import passk_lab as pk
 from passk_lab._interval_policy import Statistics
 from passk_lab._mean_intervals import paired_interval
 
+sys.path.append(str(Path(__file__).resolve().parent))  # study/_markdown.py, when a test loads this
+import _markdown
+
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "docs" / "coverage"
 LEVELS = (0.95, 0.8, 0.9, 0.99)
@@ -601,18 +604,7 @@ def width_ratios(bootstrap: pd.DataFrame) -> pd.DataFrame:
 
 def markdown(table: pd.DataFrame) -> str:
     """Return `table` as a Markdown table, numbers to 4 significant digits."""
-
-    def cell(value: object) -> str:
-        if isinstance(value, float | np.floating):
-            return "" if np.isnan(value) else f"{value:.4g}"
-        return str(value)
-
-    lines = ["| " + " | ".join(map(str, table.columns)) + " |", "|" + "---|" * len(table.columns)]
-    lines += [
-        "| " + " | ".join(cell(value) for value in row) + " |"
-        for row in table.itertuples(index=False)
-    ]
-    return "\n".join(lines)
+    return _markdown.markdown(table, ".4g")
 
 
 def report(tables: dict[str, pd.DataFrame], settings: Grid) -> str:

@@ -82,6 +82,9 @@ from passk_lab._data.cells import products
 from passk_lab._permutation import permutation_test
 from passk_lab.leaderboard import _adjusted, _ranks
 
+sys.path.append(str(Path(__file__).resolve().parent))  # study/_markdown.py, when a test loads this
+import _markdown
+
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "docs" / "coverage" / "leaderboard"
 LEVEL = 0.95
@@ -492,18 +495,7 @@ def run(settings: Settings, processes: int) -> dict[str, pd.DataFrame]:
 
 def markdown(table: pd.DataFrame) -> str:
     """Return `table` as a Markdown table, numbers to 3 decimals."""
-
-    def cell(value: object) -> str:
-        if isinstance(value, float | np.floating):
-            return "" if np.isnan(value) else f"{value:.3f}"
-        return str(value)
-
-    lines = ["| " + " | ".join(map(str, table.columns)) + " |", "|" + "---|" * len(table.columns)]
-    lines += [
-        "| " + " | ".join(cell(value) for value in row) + " |"
-        for row in table.itertuples(index=False)
-    ]
-    return "\n".join(lines)
+    return _markdown.markdown(table, ".3f")
 
 
 def describe(row: pd.Series) -> str:
