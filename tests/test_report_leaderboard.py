@@ -13,7 +13,7 @@ from test_report import Page
 
 import passk_lab as pk
 from passk_lab.report import labelled
-from passk_lab.report._page import _ranking, _section
+from passk_lab.report._page import _ranking, _reading, _section
 
 AGENTS = [("ace", 0.9, 1), ("bee", 0.75, 2), ("cat", 0.5, 3)]
 OPTIONS = {"n_resamples": 500, "rng": 0}
@@ -46,7 +46,15 @@ def expected(runs):
     with pytest.warns(UserWarning, match="dropped 6 task"):
         board = pk.leaderboard(runs, "model", [1, 2, 3], unmatched="drop", **OPTIONS)
     with pytest.warns(UserWarning, match="dropped 6 task"):
-        pairs = pk.pairwise(runs, "model", [1, 2, 3], unmatched="drop", **OPTIONS)
+        pairs = pk.pairwise(
+            runs,
+            "model",
+            [1, 2, 3],
+            metrics=["pass_pow_k"],
+            common_tasks=True,
+            unmatched="drop",
+            **OPTIONS,
+        )
     return board, pairs
 
 
@@ -113,12 +121,16 @@ def test_the_page_shows_the_board_its_plots_and_what_it_reads(report, expected):
         assert base64.b64decode(src.removeprefix(prefix)) == (out / f"{name}.png").read_bytes()
     # the reading names tie group 1 at the largest k, and the dropped tasks are listed
     last = board[board["k"] == 3]
-    first = last[last["tie_group"] == 1]["model"].tolist()
+    first = last[last["rank_low"] == 1]["model"].tolist()  # those no agent is shown to beat
     paragraphs = re.findall(r"<p>(.*?)</p>", text[text.index('<h2 id="leaderboard">') :])
     if len(first) == 1:
-        assert paragraphs[0].startswith(f"At k = 3, {first[0]} is alone in tie group 1")
+        assert paragraphs[0].startswith(f"At k = 3, {first[0]} is alone in tie group 1 ")
     else:
-        assert paragraphs[0].startswith(f"At k = 3, tie group 1 holds {' and '.join(first)}")
+        assert paragraphs[0].startswith(
+            f"At k = 3, tie group 1 (the agents no agent is shown to beat) holds "
+            f"{' and '.join(first)}"
+        )
+    assert "exact" not in paragraphs[0]
     assert paragraphs[1] == (
         "Ranked on the 24 tasks every agent ran; the 6 that some agent lacks are left out: "
         "24, 25, 26, 27, 28 and 29."
@@ -158,7 +170,79 @@ def test_two_agents_are_one_pair_told_in_a_sentence_with_no_plot(runs):
     assert difference > 0  # ace is ranked first, and the sentence takes ace less bee
     assert section[1].startswith(
         f"<p>At k = 3, pass<sup>k</sup> of ace less that of bee is {difference:.3f} "
-        f"(95% CI [{low:.3f}, {high:.3f}]); the exact paired test "
+        f"(95% CI [{low:.3f}, {high:.3f}]); the paired sign-flip test (p = "
     )
+    # both ran every task three times: the sign-flip test's distribution is computed exactly
+    assert ", computed exactly) " in section[1]
     assert [part for part in section if part.startswith("<img")] == []
     assert any(part.startswith('<details id="pairwise">') for part in section)
+
+
+def test_the_pairs_on_the_page_are_the_tests_the_ranks_come_from(expected):
+    board, pairs = expected
+    assert pairs["metric"].unique().tolist() == ["pass_pow_k"]  # the ranked metric alone
+    for k, rows in board.groupby("k"):
+        tests = pairs[pairs["k"] == k]
+        value = dict(zip(rows["model"], rows["pass_pow_k"], strict=True))
+        beaten = dict.fromkeys(value, 0)  # how many agents each is shown worse than
+        for a, b, p in tests[["a", "b", "p_adjusted"]].itertuples(index=False):
+            if p <= 0.05:
+                beaten[b if value[a] > value[b] else a] += 1
+        assert rows["rank_low"].tolist() == [1 + beaten[model] for model in rows["model"]]
+        assert set(tests["n_tasks"]) == set(rows["n_tasks"])
+
+
+def hand_board(groups, told_apart):
+    """A board at k = 2 of agents a, b, c, d... in rank order, and its tests, by hand.
+
+    `groups` gives each agent's tie group; `told_apart` the pairs whose adjusted p is small.
+    """
+    names = "abcdefgh"[: len(groups)]
+    board = pd.DataFrame(
+        {
+            "model": list(names),
+            "k": 2,
+            "rank": range(1, len(names) + 1),
+            "tie_group": groups,
+        }
+    )
+    board.attrs = {"metric": "pass_pow_k", "confidence_level": 0.95}
+    pairs = pd.DataFrame(
+        [
+            {
+                "a": a,
+                "b": b,
+                "metric": "pass_pow_k",
+                "k": 2,
+                "p_adjusted": 0.001 if (a, b) in told_apart else 0.5,
+            }
+            for i, a in enumerate(names)
+            for b in names[i + 1 :]
+        ]
+    )
+    return board, pairs
+
+
+def test_the_reading_names_tie_group_1_when_its_agents_are_not_adjacent():
+    # b is shown worse than a; c, a little below b, is told apart from neither: group 1 with a
+    board, pairs = hand_board([1, 2, 1], {("a", "b")})
+    assert _reading(board, pairs, ["model"]) == (
+        "At k = 2, tie group 1 (the agents no agent is shown to beat) holds a and c. By the "
+        "paired sign-flip tests, Holm-adjusted over the pairs at the 95% level, b is shown "
+        "worse than the best, a."
+    )
+
+
+def test_the_reading_says_who_is_shown_worse_than_another_agent_but_not_the_best():
+    # a beats b and c; d is shown worse than b alone (group 3)
+    board, pairs = hand_board([1, 2, 2, 3], {("a", "b"), ("a", "c"), ("b", "d")})
+    assert _reading(board, pairs, ["model"]) == (
+        "At k = 2, a is alone in tie group 1 (the agents no agent is shown to beat). By the "
+        "paired sign-flip tests, Holm-adjusted over the pairs at the 95% level, b and c are "
+        "shown worse than the best, a; d is shown worse than another agent, not than a."
+    )
+    board, pairs = hand_board([1, 1, 1], set())
+    assert _reading(board, pairs, ["model"]) == (
+        "At k = 2, the paired sign-flip tests, Holm-adjusted over the pairs at the 95% level, "
+        "tell none of the 3 agents apart: all share tie group 1."
+    )

@@ -20,7 +20,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -219,86 +219,122 @@ def _ranking(
 
     None when there are fewer than two groups; a ranking with no tables, and a
     note that says why, when the groups share no task. Tasks only some groups
-    ran are dropped, and a note names them.
+    ran are dropped (the board lists them), and a note names them. The pairs
+    are the board's own tests: its metric, on the tasks every agent has k runs
+    of (``common_tasks=True``), with the same options.
     """
     agents = int(codes.max()) + 1 if len(codes) else 0
     if agents < 2:
         return None
-    task_codes, tasks = pd.factorize(counted["task"])
-    runs = np.full((len(tasks), agents), -1, dtype=np.int64)
-    runs[task_codes, codes] = counted["n"].to_numpy()
-    shared = np.all(runs >= 0, axis=1)
+    per_task = counted.groupby("task", sort=False)["n"].agg(["size", "min"])
+    shared = per_task[per_task["size"] == agents]  # a tally has a row per agent and task
     who = f"the {agents} groups of {', '.join(by)}"
-    if not shared.any():
+    if shared.empty:
         return _Ranking(
             notes=[
                 f"No leaderboard: {who} share no task, and a leaderboard ranks agents on the "
                 "same tasks."
             ]
         )
-    most = int(runs[shared].min(axis=1).max())  # the largest k some shared task has for all
-    reached = [k for k in ks if k <= most]
+    reached = [k for k in ks if k <= int(shared["min"].max())]
     if not reached:
         return _Ranking(notes=[f"No leaderboard: no task has a run of every one of {who}."])
-    dropped = [str(display(task)) for task in tasks[~shared]]
-    unmatched: Literal["raise", "drop"] = "drop" if dropped else "raise"
     with warnings.catch_warnings():  # the dropped tasks and the counts per k: the page says them
         warnings.filterwarnings("ignore", "ranked the .* tasks every agent has")
         warnings.filterwarnings("ignore", "k = .* counts .* of the .* tasks counted at")
-        board = leaderboard(counted, by, reached, unmatched=unmatched, **options)
-        pairs = pairwise(counted, by, reached, unmatched=unmatched, **options)
+        board = leaderboard(counted, by, reached, unmatched="drop", **options)
+        pairs = pairwise(
+            counted,
+            by,
+            reached,
+            metrics=[board.attrs["metric"]],
+            common_tasks=True,
+            unmatched="drop",
+            **options,
+        )
+    dropped = [str(task) for task in board.attrs["dropped_tasks"]]
     notes = []
     if dropped:
         notes.append(
-            f"Ranked on the {int(shared.sum())} tasks every agent ran; the {len(dropped)} that "
+            f"Ranked on the {len(shared)} tasks every agent ran; the {len(dropped)} that "
             f"some agent lacks are left out: {_listed(dropped)}."
         )
     return _Ranking(tables={"leaderboard": board, "pairwise": pairs}, notes=notes)
 
 
-def _reading(board: pd.DataFrame, pairs: pd.DataFrame, by: list[str]) -> str:
-    """Return one sentence, as HTML, on the board at its largest k: who shares tie group 1.
+def _how(test: str) -> str:
+    """Return how a pair's test was computed, from pairwise's ``test``, for a sentence."""
+    if test == "mcnemar_exact":
+        return "McNemar's exact test"
+    if test == "sign_flip_exact":
+        return "computed exactly"
+    return f"Monte Carlo, {test.removeprefix('sign_flip_monte_carlo (').rstrip(')')} draws"
 
-    With two agents, the sentence gives their difference and its test instead.
+
+def _reading(board: pd.DataFrame, pairs: pd.DataFrame, by: list[str]) -> str:
+    """Return what the board says at its largest k, as HTML: who is in tie group 1, and why.
+
+    Tie group 1 holds the agents no agent is shown to beat; the sentences name
+    them, the agents shown worse than the best, and those shown worse only
+    than some other agent. With two agents, the sentence gives their
+    difference and its test instead. `pairs` holds the board's tests
+    (``pairwise(..., metrics=[metric], common_tasks=True)``).
     """
     k = int(board["k"].max())
     rows = board[board["k"] == k].sort_values("rank", kind="stable")
-    names = [html.escape(_agent_name(row, by)) for _, row in rows.iterrows()]
-    first = rows["tie_group"].to_numpy() == 1
-    level = f"{board.attrs['confidence_level']:.0%}"
+    keys = [row[by[0]] if len(by) == 1 else tuple(row[by]) for _, row in rows.iterrows()]
+    names = {
+        key: html.escape(_agent_name(row, by))
+        for key, (_, row) in zip(keys, rows.iterrows(), strict=True)
+    }
+    first = dict(zip(keys, rows["tie_group"].to_numpy() == 1, strict=True))
+    level = board.attrs["confidence_level"]
     metric = board.attrs["metric"]
-    if len(names) == 2:
-        pair = pairs[(pairs["metric"] == metric) & (pairs["k"] == k)].iloc[0]
-        best = rows.iloc[0]
-        sign = 1 if pair["a"] == (best[by[0]] if len(by) == 1 else tuple(best[by])) else -1
+    tests = pairs[(pairs["metric"] == metric) & (pairs["k"] == k)]
+    best = keys[0]
+    if len(keys) == 2:
+        pair = tests.iloc[0]
+        sign = 1 if pair["a"] == best else -1
         ends = sorted(sign * pair[["difference_low", "difference_high"]].to_numpy(dtype=float))
         verdict = (
             "does not tell them apart: both are in tie group 1"
-            if first.all()
+            if all(first.values())
             else "tells them apart"
         )
         return (
-            f"At k = {k}, {html_text(LABELS[metric])} of {names[0]} less that of {names[1]} is "
-            f"{sign * pair['difference']:.3f} ({level} CI [{ends[0]:.3f}, {ends[1]:.3f}]); the "
-            f"exact paired test (p = {pair['p_value']:.2g}) {verdict}."
+            f"At k = {k}, {html_text(LABELS[metric])} of {names[best]} less that of "
+            f"{names[keys[1]]} is {sign * pair['difference']:.3f} ({level:.0%} CI "
+            f"[{ends[0]:.3f}, {ends[1]:.3f}]); the paired sign-flip test (p = "
+            f"{pair['p_value']:.2g}, {_how(pair['test'])}) {verdict}."
         )
-    tests = f"the paired tests, Holm-adjusted over the pairs at the {level} level"
-    if first.all():
+    by_tests = f"the paired sign-flip tests, Holm-adjusted over the pairs at the {level:.0%} level"
+    if all(first.values()):
         return (
-            f"At k = {k}, {tests}, tell none of the {len(names)} agents apart from the best, "
-            f"{names[0]}: all share tie group 1."
+            f"At k = {k}, {by_tests}, tell none of the {len(keys)} agents apart: all share tie "
+            "group 1."
         )
-    group = [name for name, shared in zip(names, first, strict=True) if shared]
-    following = names[len(group)]
-    if len(group) == 1:
-        return (
-            f"At k = {k}, {names[0]} is alone in tie group 1: {tests}, show the next, "
-            f"{following}, to be worse."
-        )
-    return (
-        f"At k = {k}, tie group 1 holds {_listed(group)}: {tests}, tell none of them apart from "
-        f"the best, {names[0]}; the next, {following}, is the first shown to be worse."
+    group = [names[key] for key in keys if first[key]]
+    told = tests[(tests["p_adjusted"] <= 1 - level) & ((tests["a"] == best) | (tests["b"] == best))]
+    beaten = {b if a == best else a for a, b in told[["a", "b"]].itertuples(index=False)}
+    worse = [names[key] for key in keys if key in beaten and not first[key]]
+    others = [names[key] for key in keys if key not in beaten and not first[key]]
+    head = (
+        f"{names[best]} is alone in tie group 1 (the agents no agent is shown to beat)"
+        if len(group) == 1
+        else f"tie group 1 (the agents no agent is shown to beat) holds {_listed(group)}"
     )
+    told_apart = []
+    if worse:
+        told_apart.append(
+            f"{_listed(worse)} {'is' if len(worse) == 1 else 'are'} shown worse than the best, "
+            f"{names[best]}"
+        )
+    if others:
+        told_apart.append(
+            f"{_listed(others)} {'is' if len(others) == 1 else 'are'} shown worse than another "
+            f"agent, not than {names[best]}"
+        )
+    return f"At k = {k}, {head}. By {by_tests}, {'; '.join(told_apart)}."
 
 
 def _image(heading: str, data: bytes, tag: str) -> list[str]:
@@ -362,10 +398,10 @@ def _section(
 
 
 def _pairs_table(pairs: pd.DataFrame) -> list[str]:
-    """Return every pair's table, folded: it has a row per metric, k and pair."""
+    """Return the table of the board's tests, folded: it has a row per k and pair."""
     return [
-        '<details id="pairwise"><summary>Every pair at every k: difference, interval and '
-        "test</summary>",
+        '<details id="pairwise"><summary>The tests the ranks come from: every pair at every '
+        "k, its difference, interval and paired sign-flip test</summary>",
         to_html(labelled(pairs), caption=metadata_line(metadata(pairs))),
         "</details>",
     ]
@@ -479,15 +515,18 @@ def write_report(
     With two or more groups, the page opens with a leaderboard: every group
     (all the `by` columns together) is an agent, ranked by pass^k with
     :func:`~passk_lab.leaderboard` at the curve's ks that every agent
-    reaches on a shared task, and a sentence says which agents share tie
-    group 1 at the largest of them. Tasks that only some agents ran are
+    reaches on a shared task. At the largest of them, the page names the
+    agents of tie group 1 (those no agent is shown to beat), the agents
+    shown worse than the best, and those shown worse only than some other
+    agent. Tasks that only some agents ran are
     dropped (``unmatched="drop"``) and named; agents that share no task get
     a sentence saying so instead. Three or more agents also get the forest
     (:func:`~passk_lab.plots.leaderboard_forest`) and the map of every
     pair's difference (:func:`~passk_lab.plots.pairwise_heatmap`) at that
     k; two agents are one pair, whose difference, interval and test the
-    sentence gives. Every pair's table (:func:`~passk_lab.pairwise`) is on
-    the page, folded.
+    sentence gives. The table of the tests the ranks come from is on the
+    page, folded: :func:`~passk_lab.pairwise` at the ranked metric, on the
+    tasks every agent has k runs of (``common_tasks=True``).
 
     A group's plots carry the group in their names: ``name-value`` with
     every character but letters, digits, ``.``, ``=`` and ``-`` turned into
