@@ -182,29 +182,22 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
     runs = _read_runs(args)
     options = {"by": args.by, "ks": args.k, "unmatched": args.unmatched, **_interval_options(args)}
+    # the board's own tests: its metric, on the tasks every agent has k runs of
+    tests = {"metrics": [args.metric], "common_tasks": True, **options}
     if args.pairs:
-        pairs = pairwise(runs, **options)
-        _emit(_shown(_of_metric(pairs, args.metric), args))
+        _emit(_shown(pairwise(runs, **tests), args))
         return 0
     board = leaderboard(runs, metric=args.metric, **options)
     if args.to in ("csv", "json"):  # one table, that a program reads back
         _emit(_shown(board, args))
         return 0
-    pairs = _of_metric(pairwise(runs, **options), args.metric)  # at the board's ks
     _emit(
         _shown(board, args)
-        + f"\nEvery pair at {LABELS[args.metric]}: A - B is agent A's value less agent B's; "
-        "the adjusted p is Holm's over the pairs at each k, as the ranks take it\n\n"
-        + _shown(pairs, args)
+        + f"\nThe tests the ranks come from: every pair at {LABELS[args.metric]} on the tasks "
+        "every agent has k runs of; A - B is agent A's value less agent B's, and the adjusted "
+        "p is Holm's over the pairs at each k\n\n" + _shown(pairwise(runs, **tests), args)
     )
     return 0
-
-
-def _of_metric(pairs: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """Return the rows of a pairwise table at one metric, its ``attrs`` kept."""
-    rows = pairs[pairs["metric"] == metric].reset_index(drop=True)
-    rows.attrs = dict(pairs.attrs)
-    return rows
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -501,8 +494,9 @@ def _parser() -> argparse.ArgumentParser:
             "Read runs as analyze does and rank the agents --by names at every k, on the tasks "
             "they all have: pass^k and pass@k with intervals, the rank with its simultaneous "
             "interval (all agents' at once) and the tie group. The table and Markdown then show "
-            "every pair's difference, interval and Holm-adjusted exact paired test at the same "
-            "ks; CSV and JSON hold the leaderboard alone, or with --pairs the pairs alone."
+            "the tests the ranks come from: every pair's difference, interval and "
+            "Holm-adjusted paired sign-flip test at the same ks, on the tasks every agent has k "
+            "runs of; CSV and JSON hold the leaderboard alone, or with --pairs the pairs alone."
         ),
     )
     _input_arguments(board)
@@ -517,13 +511,14 @@ def _parser() -> argparse.ArgumentParser:
     board.add_argument(
         "--pairs",
         action="store_true",
-        help="print the pairwise table alone (every pair at the ranked metric)",
+        help="print the pairwise table alone: the tests the ranks come from (every pair at "
+        "the ranked metric, on the tasks every agent has k runs of)",
     )
     _unmatched_argument(board, "a task that not every agent ran")
     _output_arguments(board)
     _interval_arguments(
         board,
-        resamples="draws of a permutation test too large to enumerate (default: 10000)",
+        resamples="draws of a sign-flip test too large to compute exactly (default: 10000)",
     )
     board.set_defaults(handler=_leaderboard)
 

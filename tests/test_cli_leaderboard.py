@@ -58,8 +58,7 @@ def test_leaderboard_prints_the_board_and_under_it_every_pair_at_the_same_ks(
 ):
     out = printed(["leaderboard", str(runs_file), "--by", "model", "--k", "1,3"], capsys)
     board = pk.leaderboard(read_back, ks=[1, 3], rng=0)
-    pairs = pk.pairwise(read_back, ks=[1, 3], rng=0)
-    pairs = pairs[pairs["metric"] == "pass_pow_k"]
+    pairs = pk.pairwise(read_back, ks=[1, 3], metrics=["pass_pow_k"], common_tasks=True, rng=0)
     lines = out.splitlines()
     shown = labelled(board)
     assert columns_of(lines[0]) == list(shown.columns)
@@ -77,7 +76,9 @@ def test_leaderboard_prints_the_board_and_under_it_every_pair_at_the_same_ks(
         assert f" {rank} " in line
         assert line.split()[-1] == str(row["tie_group"])
     assert lines[1 + len(board)] == ""
-    assert lines[2 + len(board)].startswith("Every pair at pass^k: ")
+    assert lines[2 + len(board)].startswith(
+        "The tests the ranks come from: every pair at pass^k on the tasks every agent has k runs"
+    )
     assert "Holm" in lines[2 + len(board)]
     table = lines[4 + len(board) :]
     assert columns_of(table[0])[:4] == ["agent A", "agent B", "metric", "k"]
@@ -94,8 +95,7 @@ def test_leaderboard_csv_and_json_hold_the_board_and_pairs_the_pairs(runs_file, 
     pd.testing.assert_frame_equal(table, board, check_dtype=False)
     records = json.loads(printed([*args, "--to", "json"], capsys))
     assert [row["rank_high"] for row in records] == board["rank_high"].tolist()
-    at_pass_at_k = pk.pairwise(read_back, rng=0)
-    at_pass_at_k = at_pass_at_k[at_pass_at_k["metric"] == "pass_at_k"].reset_index(drop=True)
+    at_pass_at_k = pk.pairwise(read_back, metrics=["pass_at_k"], common_tasks=True, rng=0)
     pairs = pd.read_csv(
         io.StringIO(printed([*args, "--pairs", "--metric", "pass_at_k", "--to", "csv"], capsys))
     )
@@ -106,7 +106,10 @@ def test_leaderboard_ranks_by_the_metric_asked_and_in_markdown(runs_file, read_b
     args = ["leaderboard", str(runs_file), "--by", "model", "--k", "3", "--metric", "pass_at_k"]
     out = printed([*args, "--to", "markdown"], capsys)
     board = pk.leaderboard(read_back, ks=[3], metric="pass_at_k", rng=0)
-    assert out.startswith(to_markdown(labelled(board), digits=3) + "\n\nEvery pair at pass@k: ")
+    assert out.startswith(
+        to_markdown(labelled(board), digits=3)
+        + "\n\nThe tests the ranks come from: every pair at pass@k on the tasks"
+    )
     last = [cell.strip() for cell in out.splitlines()[-1].split("|")[1:5]]
     assert last == ["middle", "weak", "pass@k", "3"]  # the pairs at pass@k, as it ranks
 
@@ -124,6 +127,23 @@ def test_leaderboard_drops_unshared_tasks_when_told_and_warns_once(runs, tmp_pat
     shared = pk.io.read(path)
     shared = shared[shared["task"].astype(int) < 25]
     assert f"{pk.pass_pow_k(shared[shared['model'] == 'weak'], 3):.3f}" in captured.out
+
+
+def test_leaderboard_pairs_count_each_k_on_the_tasks_the_board_ranks(runs, tmp_path, capsys):
+    path = tmp_path / "runs.csv"
+    # weak ran tasks 0 to 9 twice: at k = 3 the board counts the other 20 tasks, for every pair
+    short = runs[~((runs["model"] == "weak") & (runs["task"] < 10) & (runs["run"] == 2))]
+    short.to_csv(path, index=False)
+    args = ["leaderboard", str(path), "--by", "model", "--k", "1,3"]
+    pairs = pd.read_csv(io.StringIO(printed([*args, "--pairs", "--to", "csv"], capsys)))
+    assert pairs["n_tasks"].tolist() == [30] * 3 + [20] * 3  # k = 1, then k = 3
+    board = pd.read_csv(io.StringIO(printed([*args, "--to", "csv"], capsys)))
+    assert board.groupby("k")["n_tasks"].unique().map(list).to_dict() == {1: [30], 3: [20]}
+    with pytest.warns(RuntimeWarning, match="different runs"):
+        expected = pk.pairwise(
+            pk.io.read(path), ks=[1, 3], metrics=["pass_pow_k"], common_tasks=True, rng=0
+        )
+    pd.testing.assert_frame_equal(pairs, expected, check_dtype=False)
 
 
 # --- compare -----------------------------------------------------------------------------
