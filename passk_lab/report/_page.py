@@ -378,7 +378,7 @@ def _section(
         return [*parts, *table, *_pairs_table(pairs)]
     forest = figure(
         "leaderboard_forest",
-        f"{metric} at k = {k}: every agent's estimate, interval and rank",
+        f"{metric} at k = {k}: every agent's estimate, interval, rank and tie group",
         partial(plots.leaderboard_forest, board),
         (6.4, 1.6 + 0.3 * agents),
     )
