@@ -45,6 +45,12 @@ Metric = Literal["pass_pow_k", "pass_at_k"]
 _LATTICE = 1 << 20
 """The most points of the lattice of the statistic that the exact distribution is computed on."""
 
+_SIGNS_PER_BINOMIAL = 10
+"""Drawing one binomial costs about as much as drawing this many fair signs."""
+
+_SIGN_BLOCK = 1 << 22
+"""The most signs drawn at once (4 MiB of them) in a Monte Carlo test."""
+
 
 class PermutationTest(NamedTuple):
     """A two-sided p-value and the name of the test that gave it."""
@@ -161,10 +167,24 @@ def _exact(sizes: Ints, counts: Ints, observed: int) -> float:
 def _monte_carlo(
     sizes: Floats, counts: Ints, observed: float, n_resamples: int, rng: np.random.Generator
 ) -> float:
-    """Return the Monte Carlo two-sided p-value, ``(1 + hits) / (1 + resamples)``."""
+    """Return the Monte Carlo two-sided p-value, ``(1 + hits) / (1 + resamples)``.
+
+    Few sizes of difference shared by many tasks: one binomial draw per size
+    and resample. Many sizes: a fair sign per task and resample, drawn in
+    blocks of resamples that keep the signs to a few megabytes.
+    """
     sums = np.zeros(n_resamples)
-    for size, count in zip(sizes.tolist(), counts.tolist(), strict=True):
-        sums += size * (2.0 * rng.binomial(count, 0.5, size=n_resamples) - count)
+    tasks = int(counts.sum())
+    if len(sizes) * _SIGNS_PER_BINOMIAL <= tasks:
+        for size, count in zip(sizes.tolist(), counts.tolist(), strict=True):
+            sums += size * (2.0 * rng.binomial(count, 0.5, size=n_resamples) - count)
+    else:
+        magnitudes = np.repeat(sizes, counts)
+        block = max(1, _SIGN_BLOCK // tasks)
+        for start in range(0, n_resamples, block):
+            stop = min(start + block, n_resamples)
+            signs = rng.integers(0, 2, size=(stop - start, tasks), dtype=np.int8)
+            sums[start:stop] = 2.0 * (signs @ magnitudes) - magnitudes.sum()
     # the sums are of floats: a draw as large as the observed one may fall short by rounding
     slack = 1e-9 * float((sizes * counts).sum())
     hits = np.count_nonzero(np.abs(sums) >= abs(observed) - slack)

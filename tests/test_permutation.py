@@ -234,3 +234,29 @@ def test_a_task_whose_estimates_are_equal_fractions_contributes_nothing(metric):
         assert p_test(tasks, k, metric).p_value == 1
         before = p_test(list(others), k, metric).p_value
         assert p_test([*others, *tasks], k, metric).p_value == pytest.approx(before, abs=1e-12)
+
+
+@pytest.mark.parametrize("per_binomial", [0, 10**9])  # one binomial per size; a sign per task
+def test_both_ways_of_drawing_monte_carlo_signs_give_the_exact_p_value_within_its_error(
+    monkeypatch, per_binomial
+):
+    rng = np.random.default_rng(21)
+    n = np.full(40, 6)
+    c_a, c_b = rng.integers(0, 7, 40), rng.integers(0, 7, 40)
+    exact = _permutation.permutation_test(
+        n, c_a, n, c_b, 2, "pass_pow_k", n_resamples=1, rng=np.random.default_rng(0)
+    )
+    assert exact.test == "sign_flip_exact"
+    monkeypatch.setattr(_permutation, "_LATTICE", 0)
+    monkeypatch.setattr(_permutation, "_SIGNS_PER_BINOMIAL", per_binomial)
+    monkeypatch.setattr(_permutation, "_SIGN_BLOCK", 1000)  # several blocks of draws
+    draws = 20_000
+    drawn = [
+        _permutation.permutation_test(
+            n, c_a, n, c_b, 2, "pass_pow_k", n_resamples=draws, rng=np.random.default_rng(3)
+        )
+        for _ in range(2)
+    ]
+    assert drawn[0] == drawn[1]  # the same seed, the same p-value
+    error = np.sqrt(exact.p_value * (1 - exact.p_value) / draws)
+    assert abs(drawn[0].p_value - exact.p_value) <= 5 * error + 1 / (1 + draws)
