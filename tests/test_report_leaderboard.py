@@ -246,3 +246,14 @@ def test_the_reading_says_who_is_shown_worse_than_another_agent_but_not_the_best
         "At k = 2, the paired sign-flip tests, Holm-adjusted over the pairs at the 95% level, "
         "tell none of the 3 agents apart: all share tie group 1."
     )
+
+
+def test_the_section_says_where_agents_have_different_runs_instead_of_warning(runs):
+    # bee ran tasks 0 to 4 twice, not three times: its tests there are approximate
+    short = runs[~((runs["model"] == "bee") & (runs["task"] < 5) & (runs["run"] == 2))]
+    ranking = _ranking(*tally_frame(short), ["model"], [1, 2, 3], **OPTIONS)  # warns of nothing
+    assert ranking is not None
+    (note,) = [note for note in ranking.notes if "different runs for some agents" in note]
+    assert note.startswith("5 of the 24 shared tasks have different runs")
+    assert "approximate" in note
+    assert note.endswith(".")

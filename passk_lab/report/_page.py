@@ -32,6 +32,7 @@ from passk_lab._data.tally import Tally, as_tally
 from passk_lab._interval_policy import IntervalMethod
 from passk_lab._labels import LABELS
 from passk_lab._version import __version__
+from passk_lab._warnings import warn
 from passk_lab.estimators import error_sensitivity, reliability_curve
 from passk_lab.heterogeneity import fit_betabinom, success_counts
 from passk_lab.leaderboard import leaderboard, pairwise
@@ -171,6 +172,9 @@ def _extent(counted: pd.DataFrame) -> dict[Hashable | None, Any]:
     }
 
 
+_UNEQUAL_RUNS = "have different runs for some agents"
+"""What the leaderboard's warning says of tasks whose agents have different runs."""
+
 _LIST_LIMIT = 10
 """The most task ids the leaderboard section names when it says which tasks it dropped."""
 
@@ -239,7 +243,9 @@ def _ranking(
     reached = [k for k in ks if k <= int(shared["min"].max())]
     if not reached:
         return _Ranking(notes=[f"No leaderboard: no task has a run of every one of {who}."])
-    with warnings.catch_warnings():  # the dropped tasks and the counts per k: the page says them
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        # the dropped tasks and the counts per k: the page says them
         warnings.filterwarnings("ignore", "ranked the .* tasks every agent has")
         warnings.filterwarnings("ignore", "k = .* counts .* of the .* tasks counted at")
         board = leaderboard(counted, by, reached, unmatched="drop", **options)
@@ -259,6 +265,12 @@ def _ranking(
             f"Ranked on the {len(shared)} tasks every agent ran; the {len(dropped)} that "
             f"some agent lacks are left out: {_listed(dropped)}."
         )
+    told = {str(record.message): record.category for record in caught}  # each once: both warn
+    for message, category in told.items():
+        if _UNEQUAL_RUNS in message:  # the page says it, under the reading
+            notes.append(f"{message[0].upper()}{message[1:]}.")
+        else:
+            warn(message, category)
     return _Ranking(tables={"leaderboard": board, "pairwise": pairs}, notes=notes)
 
 
