@@ -187,7 +187,7 @@ def leaderboard_forest(
         Line2D([], [], color=color, marker="o", label=f"{label} and its {level}"),
         Patch(
             color=_BAND,
-            label="tie group (odd ones shaded): agents not told apart; "
+            label="tie group (odd ones shaded): agents not told apart;\n"
             "group 1: no agent is shown to beat them",
         ),
         Line2D(
