@@ -28,15 +28,24 @@ N_TASKS, K = 30, 4
 OUTCOMES = np.random.default_rng(7).random((N_TASKS, K)) < 0.7
 
 
-def table_tasks(start: dict[str, int] | None = None, delay: float = 0.0) -> list[Task[bool]]:
-    """Tasks that play OUTCOMES; `start` gives the run each task begins at (for a resume)."""
+def table_tasks(
+    start: dict[str, int] | None = None, delay: float = 0.0, hold_after: int | None = None
+) -> list[Task[bool]]:
+    """Tasks that play OUTCOMES; `start` gives the run each task begins at (for a resume).
+
+    Past `hold_after` runs, a run waits a minute: an evaluation that a test interrupts
+    cannot have finished first, however slow the machine.
+    """
     calls = dict(start or {})
+    made = []
 
     def make(task_id: str, row: np.ndarray):
         def run() -> bool:
             j = calls.get(task_id, 0)
             calls[task_id] = j + 1
-            time.sleep(delay)
+            made.append(task_id)
+            held = hold_after is not None and len(made) > hold_after
+            time.sleep(60 if held else delay)
             return bool(row[j])
 
         return run
@@ -507,7 +516,9 @@ CHILD = textwrap.dedent(
         start = pk.read_ledger(path).runs.groupby("task")["run"].count().to_dict()
     except FileNotFoundError:
         start = {{}}
-    result = pk.evaluate(table_tasks(start, delay=0.01), K, ledger=path, resume=True, model="m")
+    hold = int(sys.argv[2]) if len(sys.argv) > 2 else None
+    tasks = table_tasks(start, delay=0.01, hold_after=hold)
+    result = pk.evaluate(tasks, K, ledger=path, resume=True, model="m")
     print(json.dumps([result.pass_at_1, result.pass_pow_k]))
     """
 )
@@ -519,9 +530,12 @@ def child(tmp_path):
     script.write_text(CHILD.format(tests=os.path.dirname(__file__)))
     ledger = tmp_path / "ledger.jsonl"
 
-    def start(preexec_fn: Callable[[], None] | None = None) -> subprocess.Popen[str]:
+    def start(
+        preexec_fn: Callable[[], None] | None = None, hold_after: int | None = None
+    ) -> subprocess.Popen[str]:
+        held = [] if hold_after is None else [str(hold_after)]
         return subprocess.Popen(
-            [sys.executable, str(script), str(ledger)],
+            [sys.executable, str(script), str(ledger), *held],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -541,7 +555,7 @@ def wait_for_lines(path, count: int, process: subprocess.Popen[str]) -> None:
 
 def test_a_killed_evaluation_resumes_to_every_run_exactly_once(child):
     start, ledger = child
-    process = start()
+    process = start(hold_after=60)  # runs past the sixtieth wait for the kill
     wait_for_lines(ledger, 1 + 45, process)
     process.send_signal(signal.SIGKILL)
     process.communicate()
@@ -593,7 +607,7 @@ def test_a_full_disk_loses_no_run_and_resume_finishes_every_run_once(child, tmp_
 
 def test_ctrl_c_on_a_real_process_keeps_its_runs_and_prints_how_to_resume(child):
     start, ledger = child
-    process = start()
+    process = start(hold_after=40)  # runs past the fortieth wait for the Ctrl-C
     wait_for_lines(ledger, 1 + 20, process)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
