@@ -95,7 +95,7 @@ def test_the_source_simulation_reproduces_its_pinned_figures():
 
 @pytest.mark.filterwarnings("ignore:the intervals at k:RuntimeWarning")
 @pytest.mark.filterwarnings("ignore:k = .* counts:RuntimeWarning")
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(outcome_lists())
 def test_every_estimator_equals_brute_force_enumeration_of_k_subsets(tasks):
     runs = as_runs(tasks)
@@ -147,7 +147,7 @@ def test_invariants_hold_when_every_task_has_the_same_runs(tasks):
 
 @pytest.mark.filterwarnings("ignore:the intervals at k:RuntimeWarning")
 @pytest.mark.filterwarnings("ignore:k = .* counts:RuntimeWarning")
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(outcome_lists(), st.randoms(use_true_random=False))
 def test_results_do_not_depend_on_row_order_or_task_id_spelling(tasks, random):
     runs = as_runs(tasks)
@@ -231,7 +231,7 @@ def test_predict_to_extends_each_group_from_its_own_largest_k_and_keeps_asked_wa
 
 @pytest.mark.filterwarnings("ignore:the intervals at k:RuntimeWarning")
 @pytest.mark.filterwarnings("ignore:k = .* counts:RuntimeWarning")
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(outcome_lists(), min_size=1, max_size=3))
 def test_by_gives_each_group_the_curve_of_its_own_runs(groups):
     runs = pd.concat(
@@ -302,7 +302,7 @@ def test_errors_fail_by_default_or_are_excluded_and_counted():
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(outcome_lists(), st.data())
 def test_excluding_errors_is_dropping_the_errored_runs(tasks, data):
     runs = as_runs(tasks)
