@@ -1,4 +1,4 @@
-"""The exact paired sign-flip test of two agents' pass^k or pass@k on the same tasks.
+"""The paired sign-flip test of two agents' pass^k or pass@k on the same tasks.
 
 The statistic is the sum over tasks of the difference of the agents' per-task
 unbiased estimates, ``S = sum_i d_i`` with ``d_i = v_a(i) - v_b(i)``. If the
@@ -11,16 +11,19 @@ uses the spread of the observed differences, so an agent-by-task
 interaction (two agents as good on average, each better on other tasks)
 widens it as it widens the truth's: the test is of the population the tasks
 were drawn from, as the intervals of :func:`~passk_lab.compare` are. It is
-exact when both agents have the same runs on each task; with unequal runs a
-``d_i`` is only centred at 0, not symmetric, and the test is approximate
-(``study/leaderboard_coverage.py`` measures it).
+exact when that symmetry holds, which it does when both agents have the
+same runs on each task and are exchangeable (equal population means alone
+do not make it so: a skewed agent-by-task difference is not symmetric).
+With unequal runs a ``d_i`` is only centred at 0, not symmetric, and the
+test is approximate (``study/leaderboard_coverage.py`` measures it): its
+name says so, ``sign_flip_approximate``.
 
 Each ``d_i`` is a whole multiple of ``1 / L`` (``L`` the least common
 multiple of the tasks' ``C(n, k)``), so the distribution lives on an integer
 lattice and the two-sided p-value ``P(|S| >= |s|)`` is computed exactly
-there. Where that lattice would be too large, the p-value is a Monte Carlo
-one, ``(1 + hits) / (1 + resamples)``, which is valid at any number of
-resamples.
+there (``sign_flip_exact``). Where that lattice would be too large, the
+p-value is a Monte Carlo one (``sign_flip_monte_carlo``),
+``(1 + hits) / (1 + resamples)``, which is valid at any number of resamples.
 
 With one run per task on each side and k = 1, the test is McNemar's exact
 test: the tasks where exactly one agent passed are the discordant pairs, and
@@ -35,7 +38,6 @@ from typing import Literal, NamedTuple
 import numpy as np
 from scipy import special
 
-from passk_lab._data.cells import products
 from passk_lab._typing import Floats, Ints
 
 __all__ = ["PermutationTest", "permutation_test"]
@@ -48,8 +50,8 @@ _LATTICE = 1 << 20
 _SIGNS_PER_BINOMIAL = 10
 """Drawing one binomial costs about as much as drawing this many fair signs."""
 
-_SIGN_BLOCK = 1 << 22
-"""The most signs drawn at once (4 MiB of them) in a Monte Carlo test."""
+_SIGN_BLOCK = 1 << 19
+"""The most signs drawn at once in a Monte Carlo test (8 MiB as the floats they are summed as)."""
 
 
 class PermutationTest(NamedTuple):
@@ -97,21 +99,23 @@ def permutation_test(
     sizes = [abs(step) for step in steps if step]
     points = 2 * sum(sizes) + 1
     if points <= _LATTICE:  # exact, in whole numbers of 1 / scale
-        single = bool(np.all(n_a == 1) and np.all(n_b == 1) and k == 1)
         lattice, counts = np.unique(np.asarray(sizes, dtype=np.int64), return_counts=True)
-        return PermutationTest(
-            _exact(lattice, counts, sum(steps)), "mcnemar_exact" if single else "sign_flip_exact"
-        )
-    if metric == "pass_pow_k":
-        differences = _per_task(n_a, c_a, k) - _per_task(n_b, c_b, k)
-    else:
-        differences = _per_task(n_b, n_b - c_b, k) - _per_task(n_a, n_a - c_a, k)
-    nonzero = np.asarray([step != 0 for step in steps], dtype=bool)
-    magnitudes, counts = np.unique(np.abs(differences[nonzero]), return_counts=True)
+        return PermutationTest(_exact(lattice, counts, sum(steps)), _name(n_a, n_b, k))
+    largest = max(sizes, default=1)  # in units of the largest difference: no float underflows
+    magnitudes, counts = np.unique(
+        np.asarray([size / largest for size in sizes], dtype=np.float64), return_counts=True
+    )
     return PermutationTest(
-        _monte_carlo(magnitudes, counts, float(differences.sum()), n_resamples, rng),
+        _monte_carlo(magnitudes, counts, sum(steps) / largest, n_resamples, rng),
         f"sign_flip_monte_carlo ({n_resamples})",
     )
+
+
+def _name(n_a: Ints, n_b: Ints, k: int) -> str:
+    """Return the name of an exact-lattice test: McNemar's, exact, or approximate (unequal runs)."""
+    if not np.array_equal(n_a, n_b):
+        return "sign_flip_approximate"
+    return "mcnemar_exact" if k == 1 and bool(np.all(n_a == 1)) else "sign_flip_exact"
 
 
 def _difference_steps(
@@ -129,12 +133,6 @@ def _difference_steps(
         return [values[index] for index in inverse.ravel().tolist()]
 
     return [a - b for a, b in zip(scaled(n_a, good_a), scaled(n_b, good_b), strict=True)]
-
-
-def _per_task(n: Ints, good: Ints, k: int) -> Floats:
-    """Return ``C(good, k) / C(n, k)`` per task (every ``n >= k``)."""
-    values: Floats = products(n, good, np.array([k], dtype=np.int64))[:, 0]
-    return values
 
 
 def _exact(sizes: Ints, counts: Ints, observed: int) -> float:
@@ -171,7 +169,8 @@ def _monte_carlo(
 
     Few sizes of difference shared by many tasks: one binomial draw per size
     and resample. Many sizes: a fair sign per task and resample, drawn in
-    blocks of resamples that keep the signs to a few megabytes.
+    blocks of resamples that keep the signs to a few megabytes. `sizes` and
+    `observed` may be in any unit (the p-value does not depend on it).
     """
     sums = np.zeros(n_resamples)
     tasks = int(counts.sum())

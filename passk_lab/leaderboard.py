@@ -11,10 +11,10 @@ A leaderboard ranks the agents by their estimate at each k, and turns the
 Holm-adjusted tests at level ``1 - confidence_level`` into rank intervals:
 agent j's rank is at least one more than the number of agents shown to be
 better than it, and at most the number of agents less those shown to be worse.
-As Holm's method holds the family-wise error -- the chance of declaring any
-pair ordered that is not -- at ``1 - confidence_level``, every agent's rank
-interval holds its true rank at once with at least that chance: the
-intervals are simultaneous. ``study/leaderboard_coverage.py`` measures it.
+Holm's method keeps the chance of telling any two alike agents apart at
+``1 - confidence_level``; a wrong direction between unequal agents is outside
+that proof, so the simultaneous coverage of the rank intervals is measured,
+by ``study/leaderboard_coverage.py``.
 """
 
 from __future__ import annotations
@@ -237,13 +237,18 @@ def _warn_monte_carlo(
     drawn = pairs["test"].str.startswith("sign_flip_monte_carlo")
     threshold = alpha if adjust is None else alpha / count
     if drawn.any() and 1.0 / (1 + n_resamples) > threshold:
-        needed = math.ceil(1.0 / threshold)
+        needed = math.ceil(1.0 / threshold - 1.0)
+        against = (
+            f"the level {alpha:.2g}"
+            if adjust is None
+            else f"{alpha:.2g} / {count} pairs = {threshold:.2g}, the smallest threshold of "
+            f"{'Holm' if adjust == 'holm' else 'Benjamini and Hochberg'}"
+        )
         warn(
             f"{int(drawn.sum())} test(s) are Monte Carlo ones (their exact lattice is too large), "
-            f"and {n_resamples:,} draws cannot show a p-value below 1/{n_resamples + 1:,}, while "
-            f"{'Holm' if adjust == 'holm' else 'the adjustment'} over {count} pairs needs one at "
-            f"most {threshold:.2g} to tell a pair apart: no such pair can be; raise n_resamples "
-            f"to at least {needed:,} (--resamples on the command line)",
+            f"and {n_resamples:,} draws cannot show a p-value below 1/{n_resamples + 1:,}, which "
+            f"is above {against}: a difference those tests would show may be missed; raise "
+            f"n_resamples to at least {needed:,} (--resamples on the command line)",
             RuntimeWarning,
         )
 
@@ -314,8 +319,8 @@ def pairwise(
     rng : int, numpy.random.Generator or None
         Seed or generator of those draws; each test draws from its own
         generator, made from one seed drawn from `rng` and the test's pair,
-        metric and k, so that :func:`leaderboard` with the same `rng` draws
-        the same.
+        metric and k, so that :func:`leaderboard` with the same int seed
+        draws the same.
 
     Returns
     -------
@@ -329,7 +334,8 @@ def pairwise(
         ``correlation`` is that of their per-task estimates.
         ``p_value`` is the two-sided p-value of the paired sign-flip test of
         no difference (``test``: ``mcnemar_exact`` at k = 1 with one run per
-        task, ``sign_flip_exact``, or ``sign_flip_monte_carlo``),
+        task, ``sign_flip_exact``, ``sign_flip_approximate`` where the two
+        agents' runs differ on some task, or ``sign_flip_monte_carlo``),
         ``p_adjusted`` the adjusted one. With several `by` columns, ``a`` and
         ``b`` hold tuples. ``attrs`` holds ``by``, ``adjust``,
         ``confidence_level``, ``errors``, ``n_resamples``, ``common_tasks``
@@ -489,7 +495,7 @@ def leaderboard(
         distribution would be too large.
     rng : int, numpy.random.Generator or None
         Seed or generator of those draws; :func:`pairwise` with
-        ``common_tasks=True`` and the same `rng` gives the same tests.
+        ``common_tasks=True`` and the same int seed gives the same tests.
 
     Returns
     -------
@@ -501,9 +507,9 @@ def leaderboard(
         where every agent has at least k runs. The intervals of pass^k and
         pass@k are the curve's (:func:`~passk_lab.reliability_curve`).
         ``rank`` is 1 for the best estimate, and tied estimates share the
-        better rank. ``rank_low`` to ``rank_high`` is the rank interval:
-        the intervals of all agents at a k hold their true ranks at once
-        with at least ``confidence_level`` chance (see Notes). ``tie_group``
+        better rank. ``rank_low`` to ``rank_high`` is the rank interval,
+        meant to hold the true ranks of all agents at a k at once with
+        ``confidence_level`` chance (see Notes for what that rests on). ``tie_group``
         is 1 for the agents that no agent is shown to beat (those whose
         ``rank_low`` is 1), and otherwise one more than the largest group of
         the agents shown to beat it: no two agents of a group are told apart,
@@ -536,10 +542,10 @@ def leaderboard(
     population of tasks) is higher. The intervals miss only if some pair is
     declared ordered that is not: two equal agents told apart, or two
     unequal ones put the wrong way round. Holm's method keeps the chance of
-    the first kind to alpha (when the tests are exact: both agents of each
-    pair with the same runs on every task); the second kind, a wrong
-    direction, is rarer still but outside that proof, so the simultaneous
-    coverage is measured: at least 0.954 at 0.95 over the 160 cells of
+    the first kind to alpha when the tests are exact (both agents of each
+    pair with the same runs on every task, and alike agents exchangeable);
+    the second kind, a wrong direction, is rarer still but outside that
+    proof, so the simultaneous coverage is measured: at least 0.954 at 0.95 over the 160 cells of
     ``study/leaderboard_coverage.py`` (docs/leaderboards.md).
 
     Examples

@@ -614,7 +614,7 @@ def test_ctrl_c_in_a_notebook_stops_the_evaluation_running_in_its_worker_thread(
 
     async def run() -> bool:
         started.append(True)
-        await asyncio.sleep(0.02 if len(started) <= 10 else 60)  # past ten, wait for Ctrl-C
+        await asyncio.sleep(0.02 if len(started) <= 40 else 60)  # past 40, wait for Ctrl-C
         return True
 
     def interrupt_when_recorded(runs: int) -> None:

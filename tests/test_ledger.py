@@ -11,6 +11,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -29,23 +30,38 @@ OUTCOMES = np.random.default_rng(7).random((N_TASKS, K)) < 0.7
 
 
 def table_tasks(
-    start: dict[str, int] | None = None, delay: float = 0.0, hold_after: int | None = None
+    start: dict[str, int] | None = None,
+    delay: float = 0.0,
+    hold_after: int | None = None,
+    release: Path | None = None,
 ) -> list[Task[bool]]:
     """Tasks that play OUTCOMES; `start` gives the run each task begins at (for a resume).
 
-    Past `hold_after` runs, a run waits a minute: an evaluation that a test interrupts
-    cannot have finished first, however slow the machine.
+    Past `hold_after` runs, a run writes `release` with ``.held`` appended and waits (a
+    minute at most) until `release` exists: an evaluation that a test interrupts cannot
+    have finished first, however slow the machine, and goes on once the test releases it.
     """
     calls = dict(start or {})
     made = []
+
+    def hold() -> None:
+        if release is None:
+            time.sleep(60)
+            return
+        Path(f"{release}.held").touch()
+        deadline = time.monotonic() + 60
+        while not release.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     def make(task_id: str, row: np.ndarray):
         def run() -> bool:
             j = calls.get(task_id, 0)
             calls[task_id] = j + 1
             made.append(task_id)
-            held = hold_after is not None and len(made) > hold_after
-            time.sleep(60 if held else delay)
+            if hold_after is not None and len(made) > hold_after:
+                hold()
+            else:
+                time.sleep(delay)
             return bool(row[j])
 
         return run
@@ -507,6 +523,7 @@ def test_an_empty_ledger_has_nothing_to_read_and_is_started_afresh(tmp_path):
 CHILD = textwrap.dedent(
     """
     import json, sys
+    from pathlib import Path
     sys.path.insert(0, {tests!r})
     import passk_lab as pk
     from test_ledger import K, table_tasks
@@ -517,7 +534,8 @@ CHILD = textwrap.dedent(
     except FileNotFoundError:
         start = {{}}
     hold = int(sys.argv[2]) if len(sys.argv) > 2 else None
-    tasks = table_tasks(start, delay=0.01, hold_after=hold)
+    release = Path(sys.argv[3]) if len(sys.argv) > 3 else None
+    tasks = table_tasks(start, delay=0.01, hold_after=hold, release=release)
     result = pk.evaluate(tasks, K, ledger=path, resume=True, model="m")
     print(json.dumps([result.pass_at_1, result.pass_pow_k]))
     """
@@ -531,9 +549,12 @@ def child(tmp_path):
     ledger = tmp_path / "ledger.jsonl"
 
     def start(
-        preexec_fn: Callable[[], None] | None = None, hold_after: int | None = None
+        preexec_fn: Callable[[], None] | None = None,
+        hold_after: int | None = None,
+        release: Path | None = None,
     ) -> subprocess.Popen[str]:
         held = [] if hold_after is None else [str(hold_after)]
+        held += [] if release is None else [str(release)]
         return subprocess.Popen(
             [sys.executable, str(script), str(ledger), *held],
             stdout=subprocess.PIPE,
@@ -607,10 +628,17 @@ def test_a_full_disk_loses_no_run_and_resume_finishes_every_run_once(child, tmp_
 
 def test_ctrl_c_on_a_real_process_keeps_its_runs_and_prints_how_to_resume(child):
     start, ledger = child
-    process = start(hold_after=40)  # runs past the fortieth wait for the Ctrl-C
-    wait_for_lines(ledger, 1 + 20, process)
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)
+    release = ledger.parent / "release"
+    process = start(hold_after=20, release=release)  # the 21st run waits for the Ctrl-C
+    try:
+        wait_for_lines(Path(f"{release}.held"), 0, process)
+        process.send_signal(signal.SIGINT)
+        release.touch()
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
     assert process.returncode != 0
     assert "KeyboardInterrupt" in err
     recorded = len(pk.read_ledger(ledger).runs)

@@ -108,7 +108,9 @@ def test_the_exact_p_value_is_the_share_of_all_sign_flips_of_the_differences(met
             k,
         )
         single = k == 1 and all(len(a) == len(b) == 1 for a, b in tasks)
-        assert result.test == ("mcnemar_exact" if single else "sign_flip_exact")
+        unequal = any(len(a) != len(b) for a, b in tasks)
+        name = "sign_flip_approximate" if unequal else "sign_flip_exact"
+        assert result.test == ("mcnemar_exact" if single else name)
 
 
 def exact_fraction(tasks, k, metric):
@@ -150,7 +152,10 @@ def test_the_exact_p_value_keeps_its_relative_accuracy_in_the_far_tail(metric):
     ]
     cases = [(tasks, k) for k in (1, 2, 3, 4)] + [(lopsided, k) for k in (1, 2, 3)]
     p_values = [p_test(case, k, metric) for case, k in cases]
-    assert {result.test for result in p_values} == {"sign_flip_exact"}
+    # 4 runs against 6 make the first four approximate; the lopsided tasks have 3 and 3
+    assert [result.test for result in p_values] == ["sign_flip_approximate"] * 4 + [
+        "sign_flip_exact"
+    ] * 3
     expected = [float(exact_fraction(case, k, metric)) for case, k in cases]
     assert [result.p_value for result in p_values] == pytest.approx(expected, rel=1e-9, abs=0)
     assert min(expected) < 1e-10  # the comparison reaches the far tail
@@ -169,7 +174,7 @@ def monte_carlo_tasks():
 def test_the_monte_carlo_p_value_is_near_the_exact_one(metric, k, monkeypatch):
     tasks = monte_carlo_tasks()
     exact = p_test(tasks, k, metric)
-    assert exact.test == "sign_flip_exact"
+    assert exact.test == "sign_flip_approximate"  # 3 runs against 2
     monkeypatch.setattr(_permutation, "_LATTICE", 0)
     resamples = 20_000
     result = p_test(tasks, k, metric, resamples=resamples, seed=5)
@@ -260,3 +265,20 @@ def test_both_ways_of_drawing_monte_carlo_signs_give_the_exact_p_value_within_it
     assert drawn[0] == drawn[1]  # the same seed, the same p-value
     error = np.sqrt(exact.p_value * (1 - exact.p_value) / draws)
     assert abs(drawn[0].p_value - exact.p_value) <= 5 * error + 1 / (1 + draws)
+
+
+def test_a_monte_carlo_p_value_of_differences_past_any_float_is_not_lost_to_underflow():
+    # pass^1000 of 1250 and of 1200 passes in 2000 runs: both far below the smallest float
+    n = np.full(30, 2000)
+    result = permutation_test(
+        n,
+        np.full(30, 1250),
+        n,
+        np.full(30, 1200),
+        1000,
+        "pass_pow_k",
+        n_resamples=999,
+        rng=np.random.default_rng(0),
+    )
+    assert result.test == "sign_flip_monte_carlo (999)"
+    assert result.p_value == 1 / 1000  # every task the same way: no draw reaches it

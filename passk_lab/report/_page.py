@@ -243,6 +243,8 @@ def _ranking(
     reached = [k for k in ks if k <= int(shared["min"].max())]
     if not reached:
         return _Ranking(notes=[f"No leaderboard: no task has a run of every one of {who}."])
+    if not isinstance(options["rng"], int):  # one seed, so that the pairs are the board's tests
+        options = {**options, "rng": int(np.random.default_rng(options["rng"]).integers(2**63))}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         # the dropped tasks and the counts per k: the page says them
@@ -280,6 +282,8 @@ def _how(test: str) -> str:
         return "McNemar's exact test"
     if test == "sign_flip_exact":
         return "computed exactly"
+    if test == "sign_flip_approximate":
+        return "computed exactly on its lattice, approximate as the agents' runs differ"
     return f"Monte Carlo, {test.removeprefix('sign_flip_monte_carlo (').rstrip(')')} draws"
 
 
