@@ -446,12 +446,14 @@ def _ranks(values: Floats, better: Bools) -> tuple[Ints, Ints, Ints, Ints]:
     [[1, 2, 3], [1, 2, 1], [2, 3, 3], [1, 2, 1]]
     """
     count = len(values)
-    rounded = np.round(values, 12)
-    rank: Ints = 1 + (rounded[None, :] > rounded[:, None]).sum(axis=1)
+    # ties: equal to rounding, relative to the values' size (pass^k can be 1e-300 and differ)
+    gap = values[None, :] - values[:, None]  # [j, l]: l's value less j's
+    scale = np.maximum(np.abs(values[None, :]), np.abs(values[:, None]))
+    rank: Ints = 1 + (gap > 1e-12 * scale).sum(axis=1)
     low = 1 + better.sum(axis=0)
     high = count - better.sum(axis=1)
     group = np.ones(count, dtype=np.int64)
-    for agent in np.argsort(-rounded, kind="stable").tolist():  # those shown better come first
+    for agent in np.argsort(-values, kind="stable").tolist():  # those shown better come first
         above = np.flatnonzero(better[:, agent])
         if len(above):
             group[agent] = 1 + int(group[above].max())

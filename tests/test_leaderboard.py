@@ -581,3 +581,16 @@ def test_a_lattice_past_any_float_goes_to_monte_carlo_without_overflow():
     )
     assert test.test == "sign_flip_monte_carlo (99)"
     assert 1 / 100 <= test.p_value <= 1.0
+
+
+def test_ranks_of_estimates_far_below_any_rounding_keep_their_order():
+    from passk_lab.leaderboard import _ranks
+
+    values = np.array([2e-20, 1e-20, 1e-20 * (1 + 1e-15)])  # the last two equal to rounding
+    better = np.zeros((3, 3), dtype=bool)
+    better[0, 1] = better[0, 2] = True
+    rank, low, high, group = _ranks(values, better)
+    assert rank.tolist() == [1, 2, 2]
+    assert (low <= rank).all()
+    assert (rank <= high).all()
+    assert group.tolist() == [1, 2, 2]
