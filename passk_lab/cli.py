@@ -178,16 +178,14 @@ def _analyze(args: argparse.Namespace) -> int:
 
 def _leaderboard(args: argparse.Namespace) -> int:
     from passk_lab._labels import LABELS
-    from passk_lab.leaderboard import leaderboard, pairwise
+    from passk_lab.leaderboard import pairwise, ranks_and_tests
 
     runs = _read_runs(args)
     options = {"by": args.by, "ks": args.k, "unmatched": args.unmatched, **_interval_options(args)}
-    # the board's own tests: its metric, on the tasks every agent has k runs of
-    tests = {"metrics": [args.metric], "common_tasks": True, **options}
-    if args.pairs:
-        _emit(_shown(pairwise(runs, **tests), args))
+    if args.pairs:  # the board's own tests: its metric, on the tasks every agent has k runs of
+        _emit(_shown(pairwise(runs, metrics=[args.metric], common_tasks=True, **options), args))
         return 0
-    board = leaderboard(runs, metric=args.metric, **options)
+    board, tests = ranks_and_tests(runs, metric=args.metric, **options)
     if args.to in ("csv", "json"):  # one table, that a program reads back
         _emit(_shown(board, args))
         return 0
@@ -195,7 +193,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
         _shown(board, args)
         + f"\nThe tests the ranks come from: every pair at {LABELS[args.metric]} on the tasks "
         "every agent has k runs of; A - B is agent A's value less agent B's, and the adjusted "
-        "p is Holm's over the pairs at each k\n\n" + _shown(pairwise(runs, **tests), args)
+        "p is Holm's over the pairs at each k\n\n" + _shown(tests, args)
     )
     return 0
 

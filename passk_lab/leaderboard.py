@@ -20,8 +20,8 @@ by ``study/leaderboard_coverage.py``.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from typing import Literal
+from collections.abc import Hashable, Iterable
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -399,16 +399,23 @@ def pairwise(
         n_resamples=draws,
         seed=_seed(rng),
     )
-    result.attrs = {
+    result.attrs = _pairs_attrs(agents, chosen, level, draws, common_tasks)
+    return result
+
+
+def _pairs_attrs(
+    agents: _Agents, adjust: Adjustment, level: float, draws: int, common_tasks: bool
+) -> dict[Hashable | None, Any]:
+    """Return a pairwise table's ``attrs``."""
+    return {
         "by": list(agents.by),
-        "adjust": chosen,
+        "adjust": adjust,
         "confidence_level": level,
         "errors": agents.errors,
         "n_resamples": draws,
         "common_tasks": common_tasks,
         "dropped_tasks": agents.dropped,
     }
-    return result
 
 
 def _check_metrics(metrics: object) -> tuple[Metric, ...]:
@@ -570,6 +577,38 @@ def leaderboard(
     4     b  3    0.383333     2         2          3          2
     5     c  3    0.233333     3         2          3          2
     """
+    board, _ = ranks_and_tests(
+        runs,
+        by,
+        ks,
+        metric=metric,
+        confidence_level=confidence_level,
+        errors=errors,
+        unmatched=unmatched,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
+    return board
+
+
+def ranks_and_tests(
+    runs: pd.DataFrame | np.ndarray,
+    by: By,
+    ks: Iterable[int] | None,
+    *,
+    metric: Metric = "pass_pow_k",
+    confidence_level: float = 0.95,
+    errors: ErrorPolicy = "fail",
+    unmatched: Literal["raise", "drop"] = "raise",
+    n_resamples: int = 10_000,
+    rng: int | np.random.Generator | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return :func:`leaderboard`'s board and the tests its ranks come from, computed once.
+
+    The tests are the table ``pairwise(runs, by, ks, metrics=[metric],
+    common_tasks=True)`` would return with the same int seed, for the views
+    that show a board with its tests (the command line, the report).
+    """
     level = confidence(confidence_level)
     if metric not in _METRICS:
         raise ValueError(f"metric must be 'pass_pow_k' or 'pass_at_k', got {metric!r}")
@@ -637,7 +676,8 @@ def leaderboard(
         n_resamples=draws,
         dropped_tasks=agents.dropped,
     )
-    return board
+    tests.attrs = _pairs_attrs(agents, "holm", level, draws, True)
+    return board, tests
 
 
 def _warn_unequal(agents: _Agents, counted: Bools, ks: Ints) -> None:

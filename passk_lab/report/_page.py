@@ -35,7 +35,7 @@ from passk_lab._version import __version__
 from passk_lab._warnings import warn
 from passk_lab.estimators import error_sensitivity, reliability_curve
 from passk_lab.heterogeneity import fit_betabinom, success_counts
-from passk_lab.leaderboard import leaderboard, pairwise
+from passk_lab.leaderboard import ranks_and_tests
 from passk_lab.report._tables import export, html_text, labelled, metadata, metadata_line, to_html
 
 if TYPE_CHECKING:
@@ -243,22 +243,13 @@ def _ranking(
     reached = [k for k in ks if k <= int(shared["min"].max())]
     if not reached:
         return _Ranking(notes=[f"No leaderboard: no task has a run of every one of {who}."])
-    if not isinstance(options["rng"], int):  # one seed, so that the pairs are the board's tests
-        options = {**options, "rng": int(np.random.default_rng(options["rng"]).integers(2**63))}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         # the dropped tasks and the counts per k: the page says them
         warnings.filterwarnings("ignore", "ranked the .* tasks every agent has")
         warnings.filterwarnings("ignore", "k = .* counts .* of the .* tasks counted at")
-        board = leaderboard(counted, by, reached, unmatched="drop", **options)
-        pairs = pairwise(
-            counted,
-            by,
-            reached,
-            metrics=[board.attrs["metric"]],
-            common_tasks=True,
-            unmatched="drop",
-            **options,
+        board, pairs = ranks_and_tests(
+            counted, by, reached, metric="pass_pow_k", unmatched="drop", **options
         )
     dropped = [str(task) for task in board.attrs["dropped_tasks"]]
     notes = []
@@ -267,12 +258,12 @@ def _ranking(
             f"Ranked on the {len(shared)} tasks every agent ran; the {len(dropped)} that "
             f"some agent lacks are left out: {_listed(dropped)}."
         )
-    told = {str(record.message): record.category for record in caught}  # each once: both warn
-    for message, category in told.items():
+    for record in caught:
+        message = str(record.message)
         if _UNEQUAL_RUNS in message:  # the page says it, under the reading
             notes.append(f"{message[0].upper()}{message[1:]}.")
         else:
-            warn(message, category)
+            warn(message, record.category)
     return _Ranking(tables={"leaderboard": board, "pairwise": pairs}, notes=notes)
 
 
