@@ -16,13 +16,23 @@ import pandas as pd
 from passk_lab._betabinom import fit_cells
 from passk_lab._checks import check_size, k_values
 from passk_lab._data.cells import Cells, products
+from passk_lab._data.costs import COST_PREFIX
 from passk_lab._data.rules import By, ErrorPolicy
-from passk_lab._data.tally import as_tally
+from passk_lab._data.tally import Tally, as_tally
 from passk_lab._interval_policy import IntervalSpec, curve_intervals
 from passk_lab._typing import Bools, Floats, Ints
 from passk_lab._warnings import warn
 
-__all__ = ["by_group", "cells_of", "curve_table", "curve_values", "group_ks", "means", "warn_empty"]
+__all__ = [
+    "by_group",
+    "cells_of",
+    "curve_table",
+    "curve_values",
+    "group_ks",
+    "means",
+    "warn_empty",
+    "with_costs",
+]
 
 _DROPPED_SHARE = 0.1
 """A curve warns when a k counts fewer than this share less of the tasks than its first k."""
@@ -278,3 +288,51 @@ def curve_table(
             part.insert(0, name, cells.groups[name].iloc[group])
         parts.append(part)
     return pd.concat(parts, ignore_index=True)
+
+
+def with_costs(curve: pd.DataFrame, summary: Tally, costs: pd.DataFrame) -> pd.DataFrame:
+    """Add to a curve, for each cost, what k runs of a task cost and what pass^k costs.
+
+    `costs` holds every task's mean cost per run (``[*by, task, cost_<name>...]``,
+    :func:`~passk_lab._data.costs.task_costs`). A row of the curve counts the
+    ``n_tasks`` tasks of its group with the most runs under `summary`'s error
+    policy -- the tasks with at least k runs, or with ``common_tasks`` at least
+    the common k, which are the same tasks since those sets are nested -- and
+    gets, per cost name, ``cost_<name>``: k times the mean over those of them
+    that recorded a cost; ``cost_<name>_per_pass_pow_k``: that over
+    ``pass_pow_k``; ``pass_pow_k_per_<name>``: ``pass_pow_k`` over it. The
+    columns are added to `curve` in place, after its own, and `curve` returned.
+    """
+    by = list(summary.by)
+    keys = [*by, "task"]
+    names = [name for name in costs.columns if name not in keys]
+    per_task = summary.labels[keys].merge(costs, on=keys, how="left", validate="one_to_one")
+    codes, labels = summary.groups()
+    order = np.lexsort((-summary.n, codes))  # each group's tasks, most runs first
+    starts = np.searchsorted(codes[order], np.arange(len(labels)))
+    if by:
+        place = "__group__" + "_".join(by)
+        rows = curve[by].merge(labels.assign(**{place: np.arange(len(labels))}), on=by, how="left")
+        group = rows[place].to_numpy(dtype=np.intp)
+    else:
+        group = np.zeros(len(curve), dtype=np.intp)
+    first = starts[group]
+    last = first + curve["n_tasks"].to_numpy(dtype=np.intp)
+    ks = curve["k"].to_numpy(dtype=np.float64)
+    pow_k = curve["pass_pow_k"].to_numpy(dtype=np.float64)
+    for name in names:
+        values = per_task[name].to_numpy(dtype=np.float64)[order]
+        recorded = ~np.isnan(values)
+        total = np.concatenate([[0.0], np.cumsum(np.where(recorded, values, 0.0))])
+        count = np.concatenate([[0], np.cumsum(recorded)])
+        tasks = count[last] - count[first]
+        mean = np.divide(
+            total[last] - total[first], tasks, out=np.full(len(curve), np.nan), where=tasks > 0
+        )
+        cost = ks * mean
+        unit = name.removeprefix(COST_PREFIX)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            curve[name] = cost
+            curve[f"{name}_per_pass_pow_k"] = cost / pow_k
+            curve[f"pass_pow_k_per_{unit}"] = pow_k / cost
+    return curve

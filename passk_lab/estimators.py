@@ -32,8 +32,10 @@ from passk_lab._curve import (
     group_ks,
     means,
     warn_empty,
+    with_costs,
 )
 from passk_lab._data.cells import Cells
+from passk_lab._data.costs import task_costs
 from passk_lab._data.rules import By, ErrorPolicy
 from passk_lab._data.tally import as_tally
 from passk_lab._interval_policy import IntervalMethod, IntervalSpec
@@ -305,7 +307,18 @@ def reliability_curve(
         ``interval_method`` names the interval of that row's pass^k and
         pass@k. ``attrs`` holds ``n_tasks`` (all groups), ``runs_per_task``
         (the fewest and the most), ``errors``, ``confidence_level``,
-        ``method``, ``n_resamples`` and ``common_tasks``.
+        ``method``, ``n_resamples`` and ``common_tasks``. A runs table (pandas
+        or Dask) with cost columns adds, after those, three columns per cost
+        ``cost_<name>``, in the runs table's order (see Notes):
+        ``cost_<name>``, ``cost_<name>_per_pass_pow_k`` and
+        ``pass_pow_k_per_<name>``.
+
+    Raises
+    ------
+    ValueError
+        If a ``cost_<name>`` column holds something other than numbers (text,
+        booleans), or a negative or infinite cost; the message names the
+        column, the row and how to convert it.
 
     Notes
     -----
@@ -340,6 +353,20 @@ def reliability_curve(
     * Bootstrap intervals shrink to a point when every task has the same
       value (all passed, say), and undercover near 0 and 1 and at 20 tasks;
       the default intervals do neither.
+    * **Costs.** A runs table may carry float columns ``cost_<name>``
+      (``cost_usd``, ``cost_tokens``): what each run cost, NaN where a run
+      recorded none. Each task's mean cost per run is taken over all its
+      runs that recorded one -- errored and timed-out runs included, under
+      ``errors="exclude"`` too, since they were paid for -- and a task that
+      recorded none is left out. ``cost_<name>`` is the expected cost of
+      running one task k times: k times the mean of those task means over
+      the tasks that row counts (the ``n_tasks`` tasks of pass^k, in its
+      group). ``cost_<name>_per_pass_pow_k`` is ``cost_<name> /
+      pass_pow_k``, the cost per task that passes all k runs (``inf`` where
+      pass_pow_k is 0 and the runs cost something, NaN where both are 0);
+      ``pass_pow_k_per_<name>`` is ``pass_pow_k / cost_<name>``, pass^k per
+      unit of cost (``inf`` at no cost). Tallies and outcome matrices record
+      no cost and get no such columns.
 
     Examples
     --------
@@ -368,13 +395,31 @@ def reliability_curve(
     5  6         NaN   0.4046           0.4046
     6  7         NaN   0.3479           0.3479
     7  8         NaN   0.2992           0.2992
+
+    Runs that record what they cost get the cost of k runs of a task, the
+    cost per task passing all k, and pass^k per unit of cost:
+
+    >>> import pandas as pd
+    >>> priced = pd.DataFrame({
+    ...     "task": ["a", "a", "b", "b"], "run": [0, 1, 0, 1],
+    ...     "passed": [True, True, True, False], "cost_usd": [0.1, 0.3, 0.2, float("nan")],
+    ... })
+    >>> costed = reliability_curve(priced)
+    >>> costed[["k", "pass_pow_k", "cost_usd", "cost_usd_per_pass_pow_k", "pass_pow_k_per_usd"]]
+       k  pass_pow_k  cost_usd  cost_usd_per_pass_pow_k  pass_pow_k_per_usd
+    0  1        0.75       0.2                 0.266667                3.75
+    1  2        0.50       0.4                 0.800000                1.25
     """
     spec = IntervalSpec.of(method, confidence_level, n_resamples, rng)
     last = 0 if predict_to is None else positive_int("predict_to", predict_to)
-    cells = cells_of(runs, by, errors)
+    summary = as_tally(runs, by, errors=errors)
+    costs = task_costs(runs, summary.by)  # checked before the curve is computed
+    cells = Cells.from_tally(summary)
     if not isinstance(common_tasks, bool):
         raise TypeError(f"common_tasks must be True or False, got {common_tasks!r}")
     curve = curve_table(cells, group_ks(cells, ks), spec, last, common_tasks=common_tasks)
+    if costs is not None:
+        with_costs(curve, summary, costs)
     curve.attrs.update(
         n_tasks=int(cells.tasks.sum()),
         runs_per_task=[int(cells.n.min()), int(cells.n.max())],
