@@ -80,4 +80,4 @@ def test_a_killed_evaluation_leaves_no_lock_behind(holder):
     process.communicate()
     result = evaluate(tasks(), K, ledger=path, resume=True)  # its first run never finished
     assert result.runs["run"].tolist() == list(range(K))
-    assert len(path.read_text().splitlines()) == 1 + K
+    assert len(path.read_text().splitlines()) == 1 + 1 + K  # the header, the resumption, the runs

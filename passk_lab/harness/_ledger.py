@@ -19,7 +19,23 @@ runs in flight:
     after its retries);
 ``timed_out``, ``attempts``, ``started_at``, ``duration_s``
     whether the run ran out of time, how many attempts it took, when it
-    started (ISO 8601, UTC) and how long it took, verdict and retries included.
+    started (ISO 8601, UTC) and how long it took, verdict and retries included;
+``cost``
+    only when the run recorded one: an object of names to numbers >= 0, such
+    as ``{"usd": 0.25, "tokens": 1000}``, in the order the run gave them.
+
+A resumed evaluation first writes a **resumption** line, ``{"resumed": DATE,
+"passk_lab": VERSION, "k": K, "tasks_added": [...], "adaptive": ...}``: who
+continued the ledger and when, with the k it runs to (never below the one
+before) and the tasks it adds, so an evaluation can grow after it finished.
+Every run line is checked against the header in force when it was written
+(its task among the tasks then, its run below the k then); the header
+:func:`read_ledger` returns is the effective one, as of the last resumption,
+with the resumptions listed under ``"resumptions"``.
+
+This is format version 2. A version-1 ledger (no resumption lines, no
+``adaptive`` field in its header) reads as before; resuming one appends
+version-2 lines to it, which is how a version-1 ledger grows.
 
 :func:`read_ledger` reads it back as the runs table :func:`passk_lab.evaluate`
 returns, with the header beside it. Reading and resuming check every field of
@@ -55,7 +71,7 @@ import operator
 import os
 import re
 from collections import Counter
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
@@ -68,17 +84,20 @@ from passk_lab._warnings import warn
 __all__ = ["ERROR_KINDS", "Ledger", "read_ledger"]
 
 FORMAT = "passk_lab.ledger"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+_READ_VERSIONS = (1, 2)
 ERROR_KINDS = ("agent", "timeout", "infrastructure")
 """Whose failure an errored run was, in the ``error_kind`` column."""
 
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _EPOCH_NAIVE = _EPOCH.replace(tzinfo=None)
 _JSON_BOOL = {False: "false", True: "true"}
-# What a resumed evaluation must share with its ledger: the header's settings (not its date
-# or version). Refused rather than recorded per resumption: the header then describes every
-# run, and a reader never has to ask which settings a run was made under.
-_MATCHED = ("model", "seed", "k", "tasks", "timeout_ms", "run_timeout_ms", "metadata")
+# What a resumed evaluation must share with its ledger: the settings that change what a run
+# means (not the date or version). Refused rather than recorded per resumption: the header
+# then describes every run, and a reader never has to ask which settings a run was made
+# under. What may grow is k and the tasks (a resumption line records both), since a new run
+# or a new task changes no run already made; the adaptive settings are the driver's to check.
+_MATCHED = ("model", "seed", "timeout_ms", "run_timeout_ms", "metadata")
 _DAMAGED = "the ledger is damaged"
 _WHAT = "ledger file"  # what a refused path should have been
 
@@ -96,6 +115,7 @@ class RunRecord(NamedTuple):
     attempts: int
     started_at_us: int  # microseconds since the Unix epoch, UTC
     duration_s: float
+    cost: Mapping[str, float] | None  # names to numbers >= 0, as cost_of returns them
 
 
 class Ledger(NamedTuple):
@@ -109,7 +129,11 @@ class Ledger(NamedTuple):
     header : dict
         What the evaluation recorded about itself: ``model``, ``date``,
         ``seed``, ``passk_lab`` (the version), ``k``, ``tasks``,
-        ``timeout_ms``, ``run_timeout_ms`` and ``metadata``.
+        ``timeout_ms``, ``run_timeout_ms``, ``metadata`` and ``adaptive``
+        (the adaptive driver's settings, None for :func:`passk_lab.evaluate`),
+        with ``k``, ``tasks`` and ``adaptive`` as of the last resumption; and
+        ``resumptions``, the list of resumption lines (``resumed``, the date;
+        ``passk_lab``; ``k``; ``tasks_added``; ``adaptive``), empty if none.
     """
 
     runs: pd.DataFrame
@@ -165,7 +189,7 @@ def _frame(field: Mapping[str, Sequence[Any]]) -> pd.DataFrame:
         for kind, message in zip(field["error_type"], field["error_message"], strict=True)
     ]
     started = np.array(field["started_at_us"], dtype="int64").view("datetime64[us]")
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "task": pd.Series(field["task"], dtype="object" if empty else None),
             "run": np.array(field["run"], dtype="int64"),
@@ -178,6 +202,16 @@ def _frame(field: Mapping[str, Sequence[Any]]) -> pd.DataFrame:
             "duration_s": np.array(field["duration_s"], dtype="float64"),
         }
     )
+    costs = field["cost"]
+    if costs.count(None) == len(costs):  # no run recorded a cost: no cost columns
+        return frame
+    names = dict.fromkeys(name for cost in costs if cost is not None for name in cost)
+    for name in names:
+        frame[f"cost_{name}"] = np.array(
+            [math.nan if cost is None else cost.get(name, math.nan) for cost in costs],
+            dtype="float64",
+        )
+    return frame
 
 
 # --- writing -------------------------------------------------------------------------------
@@ -217,8 +251,13 @@ def header(
     run_timeout_ms: float | None,
     metadata: Mapping[str, Any] | None,
     started_us: int,
+    adaptive: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Return the header of an evaluation, as a new ledger's first line records it."""
+    """Return the header of an evaluation, as a new ledger's first line records it.
+
+    `adaptive` is the adaptive driver's record of its settings (None for
+    :func:`passk_lab.evaluate`).
+    """
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -231,6 +270,7 @@ def header(
         "timeout_ms": timeout_ms,
         "run_timeout_ms": run_timeout_ms,
         "metadata": _encodable_json(dict(metadata or {})),
+        "adaptive": None if adaptive is None else _encodable_json(dict(adaptive)),
     }
 
 
@@ -238,14 +278,16 @@ def run_line(record: RunRecord) -> str:
     """Return the ledger line of one run, newline included.
 
     The line is ``json.dumps`` of the record's fields with compact separators,
-    ``started_at`` last, written out field by field (each field's type is
-    known, so no generic encoder is needed).
+    ``started_at`` after ``duration_s``, and ``cost`` last and only when the run
+    has one, written out field by field (each field's type is known, so no
+    generic encoder is needed).
     """
-    task, error_type, message, kind = (
+    task, error_type, message, kind, cost = (
         record.task,
         record.error_type,
         record.error_message,
         record.error_kind,
+        record.cost,
     )
     return (
         f'{{"task":{json.dumps(task) if isinstance(task, str) else task},"run":{record.run},'
@@ -254,20 +296,30 @@ def run_line(record: RunRecord) -> str:
         f'"error_message":{"null" if message is None else json.dumps(message)},'
         f'"error_kind":{"null" if kind is None else json.dumps(kind)},'
         f'"timed_out":{_JSON_BOOL[record.timed_out]},"attempts":{record.attempts},'
-        f'"duration_s":{record.duration_s!r},"started_at":"{utc_iso(record.started_at_us)}"}}\n'
+        f'"duration_s":{record.duration_s!r},"started_at":"{utc_iso(record.started_at_us)}"'
+        + ("}\n" if cost is None else f',"cost":{json.dumps(cost, separators=(",", ":"))}}}\n')
     )
 
 
 def open_ledger(
-    path: str | os.PathLike[str], new_header: dict[str, Any], *, resume: bool
+    path: str | os.PathLike[str],
+    new_header: dict[str, Any],
+    *,
+    resume: bool,
+    check: Callable[[dict[str, Any]], None] | None = None,
 ) -> tuple[IO[str], list[RunRecord], dict[str, Any]]:
-    """Open a ledger to append runs to; return it, the runs it holds, and its header.
+    """Open a ledger to append runs to; return it, the runs it holds, and its effective header.
 
     The returned file holds an exclusive lock on the ledger until it is closed;
     if another evaluation holds it, the ledger is refused at once. A new ledger
     gets `new_header`. With `resume`, an existing ledger must record the same
-    settings (model, seed, k, tasks, time limits and metadata); a half-written
-    last line is cut off (with a warning) before anything is appended.
+    model, seed, time limits and metadata; `new_header`'s k may be larger than
+    the ledger's and its tasks may add to the ledger's (never drop one). With
+    `check` None the adaptive settings must be equal too; otherwise
+    ``check(header)`` is called with the ledger's effective header, under the
+    lock and before anything is written, and refuses it by raising
+    ValueError. A half-written last line is cut off (with a warning), then a
+    resumption line is written, before any run.
     """
     try:
         first_line = json.dumps(new_header, allow_nan=False) + "\n"
@@ -283,15 +335,24 @@ def open_ledger(
         check_regular(target, _WHAT)
     handle = target.open("a", encoding="utf-8")  # append only: nothing written is rewritten
     try:
-        records, kept_header = _take(handle, target, first_line, resume=resume)
+        records, kept_header = _take(handle, target, first_line, resume=resume, check=check)
     except BaseException:
         handle.close()  # and with it the lock
         raise
-    return handle, records, new_header if kept_header is None else kept_header
+    return (
+        handle,
+        records,
+        {**new_header, "resumptions": []} if kept_header is None else kept_header,
+    )
 
 
 def _take(
-    handle: IO[str], target: Path, first_line: str, *, resume: bool
+    handle: IO[str],
+    target: Path,
+    first_line: str,
+    *,
+    resume: bool,
+    check: Callable[[dict[str, Any]], None] | None,
 ) -> tuple[list[RunRecord], dict[str, Any] | None]:
     """Lock the ledger open in `handle`, check it, and return its runs and its header."""
     import fcntl  # POSIX only: here, so that reading a ledger needs no lock anywhere
@@ -318,20 +379,72 @@ def _take(
         handle.flush()
         return [], None
     new_header = json.loads(first_line)  # as the ledger would give it back
+    resumption = _resumption(parsed.header, new_header, target, check)
+    os.ftruncate(handle.fileno(), parsed.complete_bytes)  # drop a half-written last line
+    handle.write(json.dumps(resumption) + "\n")
+    handle.flush()
+    return parsed.records, _after(parsed.header, resumption)
+
+
+def _resumption(
+    ledger: dict[str, Any],
+    new: dict[str, Any],
+    target: Path,
+    check: Callable[[dict[str, Any]], None] | None,
+) -> dict[str, Any]:
+    """Return the resumption line of `new` continuing the `ledger` header, or refuse it."""
+    where = f"cannot resume from {str(target)!r}"
     differences = [
-        f"{key}: the ledger has {_shown(parsed.header.get(key))}, "
-        f"this evaluation has {_shown(new_header[key])}"
+        f"{key}: the ledger has {_shown(ledger[key])}, this evaluation has {_shown(new[key])}"
         for key in _MATCHED
-        if parsed.header.get(key) != new_header[key]
+        if ledger[key] != new[key]
     ]
+    if check is None and ledger["adaptive"] != new["adaptive"]:
+        if new["adaptive"] is None:
+            raise ValueError(
+                f"{where}: this ledger records an adaptive evaluation; resume it with "
+                "evaluate_until"
+            )
+        if ledger["adaptive"] is None:
+            raise ValueError(
+                f"{where}: this ledger records an evaluation of fixed k, not an adaptive one; "
+                "resume it with evaluate"
+            )
+        differences.append(
+            f"adaptive: the ledger has {ledger['adaptive']!r}, this evaluation has "
+            f"{new['adaptive']!r}"
+        )
     if differences:
         raise ValueError(
-            f"cannot resume from {str(target)!r}: it records another evaluation ("
+            f"{where}: it records another evaluation ("
             + "; ".join(differences)
             + "). Resume with the ledger's settings, or give a new ledger path for new ones"
         )
-    os.ftruncate(handle.fileno(), parsed.complete_bytes)  # drop a half-written last line
-    return parsed.records, parsed.header
+    if check is not None:
+        check(ledger)
+    if new["k"] < ledger["k"]:
+        raise ValueError(
+            f"{where} with k = {new['k']}: the ledger already has k = {ledger['k']} runs per "
+            f"task, and a ledger grows but never shrinks; resume with k >= {ledger['k']}, or "
+            "give a new ledger path for a smaller evaluation"
+        )
+    tasks = set(new["tasks"])
+    missing = [task for task in ledger["tasks"] if task not in tasks]
+    if missing:
+        raise ValueError(
+            f"{where}: the ledger has {len(missing)} task(s) this evaluation lacks "
+            f"({', '.join(map(repr, missing[:3]))}{', ...' if len(missing) > 3 else ''}); a "
+            "ledger grows but never loses a task, so pass every task it has (and any new "
+            "ones), or give a new ledger path"
+        )
+    known = set(ledger["tasks"])
+    return {
+        "resumed": new["date"],
+        "passk_lab": new["passk_lab"],
+        "k": new["k"],
+        "tasks_added": [task for task in new["tasks"] if task not in known],
+        "adaptive": new["adaptive"],
+    }
 
 
 def _shown(value: object) -> str:
@@ -375,10 +488,53 @@ def _parse(content: bytes, path: Path) -> _Parsed:
         contents = list(map(json.loads, lines[1:]))
     except (ValueError, RecursionError):
         contents = _json_lines(lines[1:], head, path)  # raises
-    runs = _runs_at_once(contents, head)
-    if runs is None:  # a line fails a check: find the first, and say what is wrong with it
-        runs = _columns(_runs_line_by_line(contents, head, path))
-    return _Parsed(head, runs, complete_bytes)
+    # A resumption line holds the key "resumed"; a text without it has none (the quick test).
+    resumed = [] if '"resumed"' not in text else _resumption_lines(contents)
+    at_once = _at_once(contents, resumed, head, path, costs='"cost"' in text)
+    if at_once is None:  # a line fails a check: find the first, and say what is wrong with it
+        records, head = _runs_line_by_line(contents, head, path)
+        return _Parsed(head, _columns(records), complete_bytes)
+    return _Parsed(at_once[1], at_once[0], complete_bytes)
+
+
+def _resumption_lines(contents: list[Any]) -> list[int]:
+    """Return the positions in `contents` of the resumption lines."""
+    return [
+        index
+        for index, content in enumerate(contents)
+        if type(content) is dict and "resumed" in content
+    ]
+
+
+def _at_once(
+    contents: list[Any], resumed: list[int], head: dict[str, Any], path: Path, *, costs: bool
+) -> tuple[dict[str, Sequence[Any]], dict[str, Any]] | None:
+    """Return the runs as columns and the effective header, checked a column at a time.
+
+    None if a line might fail a check: :func:`_runs_line_by_line` then finds it.
+    The runs between two resumption lines are checked against the header in
+    force then, and every run is recorded once in the whole file.
+    """
+    if not resumed:
+        runs = _runs_at_once(contents, set(head["tasks"]), head["k"], costs=costs)
+        return None if runs is None else (runs, head)
+    parts = []
+    for start, stop in zip([-1, *resumed], [*resumed, len(contents)], strict=True):
+        if start >= 0:
+            try:
+                head = _resumed(head, contents[start], start + 2, path)
+            except ValueError:
+                return None
+        runs = _runs_at_once(contents[start + 1 : stop], set(head["tasks"]), head["k"], costs=costs)
+        if runs is None:
+            return None
+        parts.append(runs)
+    columns: dict[str, Sequence[Any]] = {
+        name: [value for part in parts for value in part[name]] for name in parts[0]
+    }
+    if len(set(zip(columns["task"], columns["run"], strict=True))) < len(columns["run"]):
+        return None  # a run recorded twice, in two stretches
+    return columns, head
 
 
 def _columns(records: Sequence[RunRecord]) -> dict[str, Sequence[Any]]:
@@ -386,13 +542,24 @@ def _columns(records: Sequence[RunRecord]) -> dict[str, Sequence[Any]]:
     return dict(zip(RunRecord._fields, columns, strict=True))
 
 
-def _runs_line_by_line(contents: list[Any], head: dict[str, Any], path: Path) -> list[RunRecord]:
-    """Check the run lines one by one, refusing the first that fails a check."""
+def _runs_line_by_line(
+    contents: list[Any], head: dict[str, Any], path: Path
+) -> tuple[list[RunRecord], dict[str, Any]]:
+    """Check the lines one by one, refusing the first that fails a check.
+
+    Return the runs and the effective header: `head` as the resumption lines
+    among `contents` leave it.
+    """
     tasks, k = head["tasks"], head["k"]
     known = set(tasks)
     seen: set[tuple[Any, int]] = set()
     records = []
     for number, content in enumerate(contents, start=2):
+        if type(content) is dict and "resumed" in content:
+            head = _resumed(head, content, number, path)
+            tasks, k = head["tasks"], head["k"]
+            known = set(tasks)
+            continue
         record = _record(content, number, path)
         key = (record.task, record.run)
         if record.task not in known or not 0 <= record.run < k:
@@ -407,7 +574,7 @@ def _runs_line_by_line(contents: list[Any], head: dict[str, Any], path: Path) ->
             )
         seen.add(key)
         records.append(record)
-    return records
+    return records, head
 
 
 def _json_line(line: str, number: int, path: Path) -> Any:
@@ -466,6 +633,50 @@ def finite_number(value: object) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def cost_of(cost: object) -> dict[str, float]:
+    """Return a run's cost as a ledger records it, or raise ValueError saying what is wrong.
+
+    A cost is a mapping of names (text) to finite numbers >= 0 (not bools);
+    integers stay integers, other numbers become floats, names are made
+    :func:`encodable`, and the order is kept.
+
+    Examples
+    --------
+    >>> cost_of({"usd": 0.25, "tokens": 1000})
+    {'usd': 0.25, 'tokens': 1000}
+    >>> cost_of({"usd": -1})
+    Traceback (most recent call last):
+    ...
+    ValueError: its field 'usd' is -1 (int), not a finite number >= 0
+    """
+    if not isinstance(cost, Mapping):
+        raise ValueError(
+            f"it is {brief_repr(cost)} ({type(cost).__name__}), not a mapping of names to numbers"
+        )
+    checked: dict[str, float] = {}
+    for name, value in cost.items():
+        if not isinstance(name, str):
+            raise ValueError(f"its name {brief_repr(name)} ({type(name).__name__}) is not text")
+        if not _is_duration(value):
+            raise ValueError(
+                f"its field {name!r} is {brief_repr(value)} ({type(value).__name__}), "
+                "not a finite number >= 0"
+            )
+        checked[encodable(name)] = (
+            int(value) if isinstance(value, numbers.Integral) else float(value)
+        )
+    return checked
+
+
+def brief_repr(value: object) -> str:
+    """Return ``repr(value)`` for a message, cut short, or a stand-in if repr raises."""
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<a {type(value).__name__}>"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _is_time_limit(value: object) -> bool:
     return value is None or ((number := finite_number(value)) is not None and number > 0)
 
@@ -497,6 +708,7 @@ _HEADER_FIELDS: tuple[tuple[str, Any, str], ...] = (
     ("timeout_ms", _is_time_limit, "a positive number of milliseconds or null"),
     ("run_timeout_ms", _is_time_limit, "a positive number of milliseconds or null"),
     ("metadata", lambda value: isinstance(value, dict), "an object"),
+    ("adaptive", lambda value: value is None or isinstance(value, dict), "an object or null"),
 )
 _HEADER_FIX = "restore the header from a copy, or start a new ledger"
 
@@ -527,20 +739,80 @@ def _header(head: Any, path: Path) -> dict[str, Any]:
             f"{path} is not a passk_lab ledger: its first line is not a header with "
             f'"format": "{FORMAT}"'
         )
-    if head.get("format_version") != FORMAT_VERSION:
+    version = head.get("format_version")
+    if not (_is_int(version) and version in _READ_VERSIONS):
         raise ValueError(
-            f"{path} is a ledger of format version {head.get('format_version')!r}; this "
-            f"passk_lab reads version {FORMAT_VERSION}, so upgrade passk_lab to read it"
+            f"{path} is a ledger of format version {version!r}; this passk_lab reads versions "
+            f"{' and '.join(map(str, _READ_VERSIONS))}, so upgrade passk_lab to read it"
         )
+    if version == 1:  # written before adaptive evaluations: none
+        head = {**head, "adaptive": head.get("adaptive")}
     _check_fields(head, _HEADER_FIELDS, path, 1, "a ledger header", _HEADER_FIX)
     checked: dict[str, Any] = _encodable_json(head)
-    repeated = [task for task, count in Counter(checked["tasks"]).items() if count > 1]
+    repeated = _repeated(checked["tasks"])
     if repeated:
         raise ValueError(
             f"line 1 of {path} is not a ledger header: its field 'tasks' names {repeated[0]!r} "
             f"more than once; {_DAMAGED}: {_HEADER_FIX}"
         )
-    return checked
+    return {**checked, "resumptions": []}
+
+
+def _repeated(tasks: Sequence[Hashable]) -> list[Hashable]:
+    return [task for task, count in Counter(tasks).items() if count > 1]
+
+
+# A resumption line's fields, in the order it writes them: what each must be, as a test and in
+# words (that k does not shrink and the tasks added are new is checked by _resumed).
+_RESUMPTION_FIELDS: tuple[tuple[str, Any, str], ...] = (
+    ("resumed", _is_utc_time, "an ISO 8601 time with its UTC offset"),
+    ("passk_lab", lambda value: isinstance(value, str), "the version as text"),
+    ("k", lambda value: _is_int(value) and value >= 1, "a positive integer"),
+    (
+        "tasks_added",
+        lambda value: isinstance(value, list) and all(map(_is_id, value)),
+        "a list of task ids (text or integers)",
+    ),
+    ("adaptive", lambda value: value is None or isinstance(value, dict), "an object or null"),
+)
+_RESUMPTION_FIX = "restore that line from a copy of the ledger, or start a new ledger"
+
+
+def _resumed(
+    head: dict[str, Any], content: dict[str, Any], number: int, path: Path
+) -> dict[str, Any]:
+    """Check the resumption line `content` against the header in force, `head`; return the next.
+
+    The one check of a resumption line: both readings of a ledger go through it.
+    """
+    what = "a resumption record"
+    _check_fields(content, _RESUMPTION_FIELDS, path, number, what, _RESUMPTION_FIX)
+    resumption: dict[str, Any] = _encodable_json(content)
+    if resumption["k"] < head["k"]:
+        raise ValueError(
+            f"line {number} of {path} is not {what}: its field 'k' is {resumption['k']}, below "
+            f"the k = {head['k']} in force before it (a resumption never lowers k); "
+            f"{_DAMAGED}: {_RESUMPTION_FIX}"
+        )
+    added = resumption["tasks_added"]
+    again = [task for task in added if task in set(head["tasks"])] or _repeated(added)
+    if again:
+        raise ValueError(
+            f"line {number} of {path} is not {what}: its field 'tasks_added' adds {again[0]!r}, "
+            f"which the ledger already has; {_DAMAGED}: {_RESUMPTION_FIX}"
+        )
+    return _after(head, resumption)
+
+
+def _after(head: dict[str, Any], resumption: dict[str, Any]) -> dict[str, Any]:
+    """Return the header in force after `resumption`: its k, tasks and adaptive settings."""
+    return {
+        **head,
+        "k": resumption["k"],
+        "tasks": [*head["tasks"], *resumption["tasks_added"]],
+        "adaptive": resumption["adaptive"],
+        "resumptions": [*head["resumptions"], resumption],
+    }
 
 
 def _is_text(value: object) -> bool:
@@ -561,6 +833,7 @@ _RUN_FIELDS: tuple[tuple[str, Any, str], ...] = (
     ("started_at", _is_utc_time, "an ISO 8601 time with its UTC offset"),
 )
 _RUN_FIX = "correct that line, or delete it and resume=True runs that run again"
+_COST = "an object of names to finite numbers >= 0"
 
 
 def _record(content: Any, number: int, path: Path) -> RunRecord:
@@ -575,6 +848,15 @@ def _record(content: Any, number: int, path: Path) -> RunRecord:
             f"{type(content).__name__}, not an object; {_DAMAGED}: {_RUN_FIX}"
         )
     _check_fields(content, _RUN_FIELDS, path, number, "a run record", _RUN_FIX)
+    cost = content.get("cost")  # optional: a run without a cost has no such field
+    if cost is not None:
+        try:
+            cost = cost_of(cost)
+        except ValueError:
+            raise ValueError(
+                _wrong(path, number, "a run record", "cost", content["cost"], _COST)
+                + f": {_RUN_FIX}"
+            ) from None
     started = dt.datetime.fromisoformat(content["started_at"])
     task, error_type, message = content["task"], content["error_type"], content["error_message"]
     return RunRecord(
@@ -588,6 +870,7 @@ def _record(content: Any, number: int, path: Path) -> RunRecord:
         attempts=content["attempts"],
         started_at_us=(started - _EPOCH) // dt.timedelta(microseconds=1),
         duration_s=float(content["duration_s"]),
+        cost=cost,
     )
 
 
@@ -621,12 +904,31 @@ _COLUMN_CHECKS: dict[str, Any] = {
 _FIELDS_OF = operator.itemgetter(*_COLUMN_CHECKS)
 
 
-def _runs_at_once(contents: list[Any], head: dict[str, Any]) -> dict[str, Sequence[Any]] | None:
+def _costs_at_once(contents: list[Any]) -> list[Any] | None:
+    """Return the run lines' costs (None where a line has none), or None if one is wrong."""
+    checked = []
+    for content in contents:
+        cost = content.get("cost")
+        if cost is not None:
+            try:
+                cost = cost_of(cost)
+            except ValueError:
+                return None
+        checked.append(cost)
+    return checked
+
+
+def _runs_at_once(
+    contents: list[Any], known: set[Hashable], k: int, *, costs: bool
+) -> dict[str, Sequence[Any]] | None:
     """Return the run lines' fields as columns, checked a column at a time.
 
-    The quick reading of a ledger: None if a line might fail a check, and
-    then :func:`_runs_line_by_line` finds it. It accepts only what that check
-    accepts, and a time only in the form :func:`run_line` writes it.
+    The quick reading of the runs of one stretch of a ledger, whose `known`
+    tasks and `k` are those of the header in force then: None if a line might
+    fail a check, and then :func:`_runs_line_by_line` finds it. It accepts
+    only what that check accepts, and a time only in the form :func:`run_line`
+    writes it. Without `costs` no line holds a cost (the text has no
+    ``"cost"`` key).
     """
     try:
         rows = list(map(_FIELDS_OF, contents))
@@ -644,8 +946,11 @@ def _runs_at_once(contents: list[Any], head: dict[str, Any]) -> dict[str, Sequen
     if not (np.isfinite(duration).all() and (duration >= 0).all()):
         return None
     tasks = [encodable(task) if type(task) is str else task for task in raw["task"]]
-    runs, known = raw["run"], set(head["tasks"])
-    if not all(task in known for task in tasks) or max(runs, default=0) >= head["k"]:
+    runs = raw["run"]
+    if not all(task in known for task in tasks) or max(runs, default=0) >= k:
+        return None
+    cost = _costs_at_once(contents) if costs else [None] * len(runs)
+    if cost is None:
         return None
     if len(set(zip(tasks, runs, strict=True))) < len(runs):  # a run recorded twice
         return None
@@ -655,6 +960,7 @@ def _runs_at_once(contents: list[Any], head: dict[str, Any]) -> dict[str, Sequen
         columns[name] = [None if text is None else encodable(text) for text in raw[name]]
     columns["started_at_us"] = started.view("int64").tolist()
     columns["duration_s"] = duration.tolist()
+    columns["cost"] = cost
     return {name: columns[name] for name in RunRecord._fields}
 
 

@@ -41,8 +41,8 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import IO, Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import IO, Any, TypeVar
 
 import numpy as np
 
@@ -50,6 +50,8 @@ from passk_lab._version import __version__
 from passk_lab._warnings import warn
 from passk_lab.harness._ledger import (
     RunRecord,
+    brief_repr,
+    cost_of,
     encodable,
     header,
     json_id,
@@ -60,7 +62,9 @@ from passk_lab.harness._ledger import (
 from passk_lab.harness._settings import Plan, make_plan
 from passk_lab.harness._task import EvalResult, Guard, Task, the_result
 
-__all__ = ["evaluate", "evaluate_async"]
+__all__ = ["Evaluation", "evaluate", "evaluate_async", "run_in_loop"]
+
+T = TypeVar("T")
 
 
 # Most results are of a type that is never awaitable: for them, one set lookup replaces
@@ -97,15 +101,6 @@ def _settle(future: asyncio.Future[Any], value: Any, error: BaseException | None
         future.set_exception(_Raised(error) if isinstance(error, StopIteration) else error)
 
 
-def _brief_repr(value: object) -> str:
-    """Return ``repr(value)`` for a message, cut short, or a stand-in if repr raises."""
-    try:
-        text = repr(value)
-    except Exception:
-        text = f"<a {type(value).__name__}>"
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
 async def _verdict(verdict: Any, passes: Callable[[Any], Any]) -> bool:
     """Return a verdict that is not a plain bool as a bool: awaited, or a numpy bool; or raise.
 
@@ -118,11 +113,11 @@ async def _verdict(verdict: Any, passes: Callable[[Any], Any]) -> bool:
         return bool(verdict)
     if passes is the_result:
         raise TypeError(
-            f"run returned {_brief_repr(verdict)} ({type(verdict).__name__}), not a bool; give the "
+            f"run returned {brief_repr(verdict)} ({type(verdict).__name__}), not a bool; give the "
             "task a passes= verdict that says whether such a result passes"
         )
     raise TypeError(
-        f"the verdict returned {_brief_repr(verdict)} ({type(verdict).__name__}), not a bool; make "
+        f"the verdict returned {brief_repr(verdict)} ({type(verdict).__name__}), not a bool; make "
         "passes return True or False"
     )
 
@@ -211,11 +206,14 @@ class _Threads:
 
 
 class _Runner:
-    """How one evaluation runs a task once: time limit, retries, a thread if runs overlap."""
+    """How one evaluation runs a task once: time limit, retries, a thread if runs overlap.
 
-    def __init__(self, plan: Plan, threads: _Threads) -> None:
+    `threads` are those of the event loop the runs are on, set before each batch of runs.
+    """
+
+    def __init__(self, plan: Plan) -> None:
         self.plan = plan
-        self.threads = threads
+        self.threads: _Threads
         overlap = plan.settings.concurrency > 1
         timed = plan.per_run_ms is not None
         # Whether each task's run, and the call an attempt makes, are coroutine functions.
@@ -228,6 +226,9 @@ class _Runner:
             for task in plan.tasks
         )
         self.unstoppable = 0  # runs that came back past their time limit
+        self.priced = tuple(task.cost is not None for task in plan.tasks)
+        self.bad_costs = 0  # runs whose cost was not recorded, and what was wrong with the first
+        self.first_bad_cost = ""
         if not overlap:
             self.in_thread = (False,) * len(plan.tasks)
         elif not timed:
@@ -253,7 +254,7 @@ class _Runner:
                     if type(passed) is not bool:
                         passed = await _verdict(passed, passes)
                 else:
-                    passed = await self._timed(i, ms)
+                    passed, value = await self._timed(i, ms)
             except Exception as exc:  # a failed run, never a failed evaluation
                 error, settings = exc.error if isinstance(exc, _Raised) else exc, plan.settings
                 if isinstance(error, settings.infrastructure) and attempts <= settings.retries:
@@ -268,8 +269,20 @@ class _Runner:
                 break
             else:  # the fields in order: the path of every run that raises nothing
                 task_id, duration_s = plan.ids[i], time.perf_counter() - started
+                priced = self.priced[i] or type(value) not in _NEVER_AWAITABLE  # which have none
+                cost = self._cost(i, run, value) if priced else None
                 return RunRecord(
-                    task_id, run, passed, None, None, None, False, attempts, started_us, duration_s
+                    task_id,
+                    run,
+                    passed,
+                    None,
+                    None,
+                    None,
+                    False,
+                    attempts,
+                    started_us,
+                    duration_s,
+                    cost,
                 )
         timed_out = isinstance(error, TimeoutError)
         if isinstance(error, plan.settings.infrastructure):
@@ -287,10 +300,33 @@ class _Runner:
             attempts=attempts,
             started_at_us=started_us,
             duration_s=time.perf_counter() - started,
+            cost=None,  # no result, so no cost
         )
 
-    async def _timed(self, i: int, ms: int) -> bool:
+    def _cost(self, i: int, run: int, value: Any) -> dict[str, float] | None:
+        """Return the cost of `value`, run `run` of task `i`; None, counted, if it is wrong."""
+        hook = self.plan.tasks[i].cost
+        source = "the result's cost attribute" if hook is None else "Task.cost"
+        try:
+            cost = getattr(value, "cost", None) if hook is None else hook(value)
+            if cost is None:
+                return None
+        except Exception as error:  # the run keeps its verdict, and records no cost
+            problem = f"{source} raised {type(error).__name__}: {_message(error)}"
+        else:
+            try:
+                return cost_of(cost)
+            except Exception as error:  # what is wrong, or what a strange mapping raised
+                problem = f"the cost from {source} is wrong: {_message(error)}"
+        self.bad_costs += 1
+        if self.bad_costs == 1:
+            self.first_bad_cost = f"run {run} of task {self.plan.ids[i]!r}: {problem}"
+        return None
+
+    async def _timed(self, i: int, ms: int) -> tuple[bool, Any]:
         """Make one attempt at a run of task `i` and judge it, all within `ms` milliseconds.
+
+        Return the verdict and the run's result (for its cost, taken after).
 
         An async run (or verdict) that blocks the event loop cannot be
         cancelled: when it comes back past its limit it is timed out all the
@@ -302,7 +338,7 @@ class _Runner:
         raised: Exception | None = None
         try:
             if guard is None:
-                passed = await asyncio.wait_for(self._run_and_judge(i), seconds)
+                passed, value = await asyncio.wait_for(self._run_and_judge(i), seconds)
             else:
                 call = functools.partial(guard, task.run, ms)
                 value = await self.threads.run(call) if self.in_thread[i] else call()
@@ -317,7 +353,7 @@ class _Runner:
         if elapsed <= seconds:
             if raised is not None:
                 raise raised
-            return passed
+            return passed, value
         if guard is None and (self.is_async[i] or _is_async(task.passes)):
             self.unstoppable += 1
         raise TimeoutError(
@@ -325,8 +361,10 @@ class _Runner:
             "be stopped in time"
         ) from raised
 
-    async def _run_and_judge(self, i: int) -> bool:
+    async def _run_and_judge(self, i: int) -> tuple[bool, Any]:
         """Run task `i` once and judge it, a plain run in a thread (the default time limit).
+
+        Return the verdict and the result.
 
         An async run is cancelled when its time is up. A plain function runs in
         a daemon thread, which Python cannot stop: the run is recorded as timed
@@ -335,7 +373,8 @@ class _Runner:
         """
         run = self.plan.tasks[i].run
         value = run() if self.is_async[i] else await self.threads.run(run)
-        return await self._judge(i, await _resolve(value))
+        value = await _resolve(value)
+        return await self._judge(i, value), value
 
     async def _judge(self, i: int, value: Any) -> bool:
         """Return the verdict on `value`, a plain verdict in a thread (under a time limit)."""
@@ -345,20 +384,57 @@ class _Runner:
         return await _verdict(passes(value), passes)
 
 
-class _Session:
-    """What one call of evaluate keeps between runs: the ledger, the progress bar, the counts."""
+class Evaluation:
+    """An open evaluation: its plan, ledger, progress bar and runner, to run chosen runs.
 
-    def __init__(self, plan: Plan) -> None:
+    :func:`evaluate` runs every run of every task through one; an adaptive
+    driver chooses the runs batch by batch. Building one opens the ledger
+    (resuming it when ``plan.settings.resume``), so it must be closed.
+
+    Parameters
+    ----------
+    plan : Plan
+        The tasks, k and settings, from :func:`~passk_lab.harness._settings.make_plan`.
+    adaptive : dict, optional
+        The adaptive driver's settings, recorded as the header's ``adaptive``
+        field (None for :func:`evaluate`).
+    check : callable, optional
+        Passed to :func:`~passk_lab.harness._ledger.open_ledger`: called with a
+        resumed ledger's effective header before anything is written, it
+        refuses the ledger by raising ValueError; without it the ledger's
+        ``adaptive`` must equal `adaptive`.
+    total : int, optional
+        The progress bar's total, ``len(plan.tasks) * plan.k`` by default.
+
+    Attributes
+    ----------
+    plan : Plan
+        The plan, with the ids as the ledger gives them back.
+    header : dict
+        The effective header (see :attr:`EvalResult.header`).
+    recorded : dict
+        ``(task index in plan.tasks, run) -> RunRecord``: the ledger's runs,
+        then every run made here.
+    """
+
+    def __init__(
+        self,
+        plan: Plan,
+        *,
+        adaptive: Mapping[str, Any] | None = None,
+        check: Callable[[dict[str, Any]], None] | None = None,
+        total: int | None = None,
+    ) -> None:
         settings = plan.settings
-        self.plan = plan
-        self.total = len(plan.tasks) * plan.k
         self.path = settings.ledger
-        self.recorded: list[RunRecord] = []
         self.handle: IO[str] | None = None
+        records: list[RunRecord] = []
         if settings.ledger is not None:  # ids as the ledger will give them back
             json_ids = (json_id(task_id, index) for index, task_id in enumerate(plan.ids))
-            self.plan = plan = dataclasses.replace(plan, ids=tuple(json_ids))
-        self.header = header(
+            plan = dataclasses.replace(plan, ids=tuple(json_ids))
+        self.plan = plan
+        self.total = len(plan.tasks) * plan.k if total is None else total
+        first = header(
             model=settings.model,
             seed=settings.seed,
             version=__version__,
@@ -368,20 +444,78 @@ class _Session:
             run_timeout_ms=settings.run_timeout_ms,
             metadata=settings.metadata,
             started_us=time.time_ns() // 1000,
+            adaptive=adaptive,
         )
+        self.header: dict[str, Any] = {**first, "resumptions": []}
         if settings.ledger is not None:
-            self.handle, self.recorded, self.header = open_ledger(
-                settings.ledger, self.header, resume=settings.resume
+            self.handle, records, self.header = open_ledger(
+                settings.ledger, first, resume=settings.resume, check=check
             )
-        self.finished = len(self.recorded)
-        self.passed = sum(record.passed for record in self.recorded)
+        position = {task_id: index for index, task_id in enumerate(plan.ids)}
+        self.recorded: dict[tuple[int, int], RunRecord] = {
+            (position[record.task], record.run): record for record in records
+        }
+        self.finished = len(records)
+        self.passed = sum(record.passed for record in records)
+        self._runner = _Runner(plan)
         self.bar: Any = None
         if settings.progress:
             from tqdm.auto import tqdm
 
             self.bar = tqdm(total=self.total, initial=self.finished, unit="run", desc="evaluate")
 
-    def record(self, record: RunRecord) -> None:
+    async def run(self, jobs: Sequence[tuple[int, int]]) -> None:
+        """Run every job ``(task index, run index)`` not yet recorded, and record each.
+
+        ``plan.settings.concurrency`` runs go at a time; each is written to the
+        ledger and counted on the progress bar as it finishes. Ctrl-C or
+        cancellation stops new runs from starting, as under :func:`evaluate`.
+
+        Raises
+        ------
+        ValueError
+            If a job names a task index or a run index outside the plan's
+            tasks and k, before any run.
+        """
+        plan = self.plan
+        n_tasks = len(plan.tasks)
+        for i, run in jobs:
+            if not (0 <= i < n_tasks and 0 <= run < plan.k):
+                raise ValueError(
+                    f"the job (task {i}, run {run}) is outside the evaluation's {n_tasks} tasks "
+                    f"x k = {plan.k}; ask for task indices 0 to {n_tasks - 1} and run indices "
+                    f"0 to {plan.k - 1} (a larger k needs a new Evaluation of a larger plan)"
+                )
+        todo = iter(dict.fromkeys(job for job in jobs if job not in self.recorded))
+        threads = _Threads(asyncio.get_running_loop())
+        runner = self._runner
+        runner.threads = threads
+
+        async def worker() -> None:
+            current = asyncio.current_task()
+            for i, run in todo:  # one shared iterator: each run goes to one worker
+                self._record(i, run, await runner.run_once(i, run))
+                if current is not None and current.cancelling():  # Ctrl-C during a plain run
+                    raise asyncio.CancelledError
+
+        try:
+            if plan.settings.concurrency == 1:
+                await worker()
+            else:
+                workers = [
+                    asyncio.ensure_future(worker()) for _ in range(plan.settings.concurrency)
+                ]
+                try:
+                    await asyncio.gather(*workers)
+                finally:
+                    for running in workers:
+                        running.cancel()
+                    await asyncio.gather(*workers, return_exceptions=True)
+        finally:
+            threads.close()
+
+    def _record(self, i: int, run: int, record: RunRecord) -> None:
+        self.recorded[i, run] = record
         if self.handle is not None:
             self.handle.write(run_line(record))
             self.handle.flush()
@@ -392,81 +526,72 @@ class _Session:
             self.bar.update()
 
     def close(self) -> None:
+        """Close the ledger and the progress bar, then warn of runs that came back wrong."""
         if self.handle is not None:
             self.handle.close()
         if self.bar is not None:
             self.bar.close()
+        runner = self._runner
+        if runner.unstoppable:
+            warn(
+                f"{runner.unstoppable} async run(s) came back past their time limit, so they are "
+                "recorded as timed out: each blocked the event loop (time.sleep or blocking I/O "
+                "inside async def), where no time limit can stop it; await asyncio.sleep and "
+                "async clients instead, or make the run a plain function, which runs in a thread",
+                RuntimeWarning,
+            )
+        if runner.bad_costs:
+            warn(
+                f"{runner.bad_costs} run(s) recorded no cost, as their cost was not a mapping of "
+                f"names to finite numbers >= 0; the first, {runner.first_bad_cost}. The runs keep "
+                "their verdicts. Give a cost such as {'usd': 0.25, 'tokens': 1000} (or None for "
+                "none), from the result's cost attribute or a Task(cost=...) hook",
+                RuntimeWarning,
+            )
 
-    def resume_hint(self) -> str:
+    def resume_hint(self, what: str = "evaluate") -> str:
+        """Say what an interrupted evaluation kept, and how `what` (the function) resumes it."""
         left = self.total - self.finished
         if self.path is None:
             return (
-                f"evaluate was interrupted after {self.finished} of {self.total} runs, which are "
+                f"{what} was interrupted after {self.finished} of {self.total} runs, which are "
                 f"not kept; pass ledger=PATH to keep every finished run, and resume=True to run "
                 f"only the rest"
             )
         return (
-            f"evaluate was interrupted: {self.finished} of {self.total} runs are recorded in the "
-            f"ledger {os.fspath(self.path)!r}; to run the other {left}, call evaluate again with "
+            f"{what} was interrupted: {self.finished} of {self.total} runs are recorded in the "
+            f"ledger {os.fspath(self.path)!r}; to run the other {left}, call {what} again with "
             f"the same tasks and settings and ledger={os.fspath(self.path)!r}, resume=True"
         )
 
 
-async def _execute(session: _Session) -> EvalResult:
-    plan = session.plan
-    position = {task_id: index for index, task_id in enumerate(plan.ids)}
-    done = {(position[record.task], record.run): record for record in session.recorded}
-    todo = iter(
-        [(i, run) for i in range(len(plan.tasks)) for run in range(plan.k) if (i, run) not in done]
-    )
-    threads = _Threads(asyncio.get_running_loop())
-    runner = _Runner(plan, threads)
-
-    async def worker() -> None:
-        current = asyncio.current_task()
-        for i, run in todo:  # one shared iterator: each run goes to one worker
-            record = await runner.run_once(i, run)
-            done[i, run] = record
-            session.record(record)
-            if current is not None and current.cancelling():  # Ctrl-C during a plain run
-                raise asyncio.CancelledError
-
-    try:
-        if plan.settings.concurrency == 1:
-            await worker()
-        else:
-            workers = [asyncio.ensure_future(worker()) for _ in range(plan.settings.concurrency)]
-            try:
-                await asyncio.gather(*workers)
-            finally:
-                for running in workers:
-                    running.cancel()
-                await asyncio.gather(*workers, return_exceptions=True)
-    finally:
-        threads.close()
-    if runner.unstoppable:
-        warn(
-            f"{runner.unstoppable} async run(s) came back past their time limit, so they are "
-            "recorded as timed out: each blocked the event loop (time.sleep or blocking I/O "
-            "inside async def), where no time limit can stop it; await asyncio.sleep and async "
-            "clients instead, or make the run a plain function, which runs in a thread",
-            RuntimeWarning,
-        )
-    records = [done[i, run] for i in range(len(plan.tasks)) for run in range(plan.k)]
+async def _evaluate(evaluation: Evaluation) -> EvalResult:
+    """Run every run of every task of `evaluation` and return the result, in the plan's order."""
+    plan = evaluation.plan
+    n_tasks = len(plan.tasks)
+    await evaluation.run([(i, run) for i in range(n_tasks) for run in range(plan.k)])
+    records = [evaluation.recorded[i, run] for i in range(n_tasks) for run in range(plan.k)]
     single = 0.0
     all_k = 0
-    for i in range(len(plan.tasks)):
+    for i in range(n_tasks):
         wins = sum(record.passed for record in records[i * plan.k : (i + 1) * plan.k])
         single += wins / plan.k  # the source's accumulation, in its order
         all_k += wins == plan.k
-    n_tasks = len(plan.tasks)
+    names = dict.fromkeys(name for record in records if record.cost for name in record.cost)
+    cost = {
+        name: math.fsum(
+            record.cost[name] for record in records if record.cost and name in record.cost
+        )
+        for name in names
+    }
     return EvalResult(
         n_tasks,
         plan.k,
         single / n_tasks,
         all_k / n_tasks,
         runs_frame(records),
-        session.header,
+        evaluation.header,
+        cost,
     )
 
 
@@ -501,14 +626,14 @@ async def evaluate_async(
     >>> asyncio.run(evaluate_async([Task(run=answer)], k=2)).pass_at_1
     1.0
     """
-    session = _Session(make_plan(**locals()))  # every argument, checked
+    evaluation = Evaluation(make_plan(**locals()))  # every argument, checked
     try:
-        return await _execute(session)
+        return await _evaluate(evaluation)
     except (KeyboardInterrupt, asyncio.CancelledError) as stop:
-        stop.add_note(session.resume_hint())
+        stop.add_note(evaluation.resume_hint())
         raise
     finally:
-        session.close()
+        evaluation.close()
 
 
 def evaluate(
@@ -662,35 +787,44 @@ def evaluate(
     >>> result.runs["task"].iloc[[0, -1]].tolist(), result.header["model"]
     (['task-0', 'task-9'], 'always-right')
     """
-    session = _Session(make_plan(**locals()))  # every argument, checked
+    evaluation = Evaluation(make_plan(**locals()))  # every argument, checked
     try:
-        return _run_to_end(session)
+        return run_in_loop(lambda: _evaluate(evaluation))
     except KeyboardInterrupt as stop:
-        stop.add_note(session.resume_hint())
+        stop.add_note(evaluation.resume_hint())
         raise
     finally:
-        session.close()
+        evaluation.close()
 
 
-def _run_to_end(session: _Session) -> EvalResult:
-    """Run the evaluation on a new event loop; in a worker thread if one already runs here."""
+def run_in_loop(main: Callable[[], Awaitable[T]]) -> T:
+    """Return what ``main()`` gives, run on a new event loop; in a worker thread if one runs here.
+
+    In a worker thread (a running loop, as in Jupyter), Ctrl-C cancels
+    ``main()`` on its loop and waits until it has stopped before raising
+    ``KeyboardInterrupt`` here.
+    """
+
+    async def awaited() -> T:
+        return await main()
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(_execute(session))
+        return asyncio.run(awaited())
     running: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]]] = []
 
-    async def tracked() -> EvalResult:
+    async def tracked() -> T:
         running.append((asyncio.get_running_loop(), asyncio.current_task()))  # type: ignore[arg-type]
-        return await _execute(session)
+        return await main()
 
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="passk_lab") as pool:
         future = pool.submit(asyncio.run, tracked())
         try:
             return future.result()
         except KeyboardInterrupt:  # Ctrl-C reaches this thread, not the loop's
-            for loop, main in running:
-                loop.call_soon_threadsafe(main.cancel)
+            for loop, task in running:
+                loop.call_soon_threadsafe(task.cancel)
             with contextlib.suppress(BaseException):
                 future.result()  # wait until the loop has stopped and the ledger is closed
             raise

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -45,6 +45,19 @@ class Task(Generic[T]):
         A stable name for the task, recorded in the ``task`` column of the
         runs. The default is the task's position in the list given to
         :func:`~passk_lab.evaluate`.
+    cost : callable, optional
+        ``cost(result) -> mapping or None``, what one run cost: a mapping of
+        names to finite numbers >= 0, such as ``{"usd": 0.25, "tokens": 1000}``.
+        Without it a run's cost is its result's own ``cost`` attribute, if it
+        has one; the hook is how results you cannot change are priced, as
+        ``cost=lambda r: {"usd": r.usage.total_cost}``. None records no cost.
+        The cost is taken after the verdict, outside the time limit (keep the
+        hook quick: it runs on the evaluation's event loop). A run that
+        raised has no result and so no cost. A cost that is not such a
+        mapping, or a hook that raises, leaves the run its verdict and records
+        no cost, with one ``RuntimeWarning`` at the end of the evaluation.
+        The costs go in the runs table as ``cost_<name>`` columns and are
+        summed in :attr:`EvalResult.cost`.
 
     Examples
     --------
@@ -52,11 +65,33 @@ class Task(Generic[T]):
     >>> task = Task(run=lambda: 2 + 2, passes=lambda answer: answer == 4, id="add")
     >>> evaluate([task], k=3).pass_pow_k
     1.0
+
+    A result that carries its cost, and one priced by the hook:
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass
+    ... class Answer:
+    ...     ok: bool
+    ...     cost: dict
+    >>> paid = Task(run=lambda: Answer(ok=True, cost={"usd": 0.25, "tokens": 1000}),
+    ...             passes=lambda answer: answer.ok, id="paid")
+    >>> priced = Task(run=lambda: 7, passes=lambda answer: answer == 7, id="priced",
+    ...               cost=lambda answer: {"usd": 0.5})
+    >>> result = evaluate([paid, priced], k=2)
+    >>> result.cost
+    {'usd': 1.5, 'tokens': 2000.0}
+    >>> result.runs[["task", "run", "cost_usd", "cost_tokens"]]
+         task  run  cost_usd  cost_tokens
+    0    paid    0      0.25       1000.0
+    1    paid    1      0.25       1000.0
+    2  priced    0      0.50          NaN
+    3  priced    1      0.50          NaN
     """
 
     run: Callable[[], T | Awaitable[T]]
     passes: Callable[[T], bool | Awaitable[bool]] = the_result
     id: Hashable | None = None
+    cost: Callable[[T], Mapping[str, float] | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -89,12 +124,27 @@ class EvalResult:
           limit or from the task itself;
         * ``attempts``: 1, plus one per retry;
         * ``started_at`` (UTC) and ``duration_s``: when the run started and
-          how long it took, verdict and retries included.
+          how long it took, verdict and retries included;
+        * ``cost_<name>`` (float), one column per cost name any run recorded
+          (see ``Task.cost``), in order of first appearance: NaN where a run
+          recorded none. No column when no run recorded a cost.
+
+        A resumed evaluation's rows are in the order of the tasks given to
+        it, as a new one's are.
     header : dict
         What the evaluation records about itself, as a ledger's first line
         does: ``model``, ``date`` (its start, UTC), ``seed``, ``passk_lab``
-        (the version), ``k``, ``tasks`` (the ids), the time limits and
-        ``metadata``. A resumed evaluation keeps its ledger's header.
+        (the version), ``k``, ``tasks`` (the ids), the time limits,
+        ``metadata`` and ``adaptive`` (None but for an adaptive evaluation);
+        and ``resumptions``, the ledger's resumption records (each with
+        ``resumed``, its date; ``passk_lab``; ``k``; ``tasks_added``;
+        ``adaptive``), empty for a new evaluation. A resumed evaluation
+        gives its ledger's effective header: its first line with ``k``,
+        ``tasks`` (the ledger's, then those added) and ``adaptive`` as of the
+        last resumption, this one included.
+    cost : dict
+        Per cost name, the sum over the runs that recorded it; empty when
+        none did.
     """
 
     tasks: int
@@ -103,9 +153,12 @@ class EvalResult:
     pass_pow_k: float
     runs: pd.DataFrame = field(repr=False, compare=False)
     header: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    cost: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
 
     def to_frame(self) -> pd.DataFrame:
         """Return the summary as a one-row DataFrame (for tables and exports).
+
+        A ``cost_<name>`` column follows per cost name, holding its total.
 
         Examples
         --------
@@ -121,5 +174,6 @@ class EvalResult:
                 "k": [self.k],
                 "pass_at_1": [self.pass_at_1],
                 "pass_pow_k": [self.pass_pow_k],
+                **{f"cost_{name}": [total] for name, total in self.cost.items()},
             }
         )
