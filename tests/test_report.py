@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import re
 import subprocess
 import sys
@@ -536,3 +537,67 @@ def test_a_report_of_many_runs_shows_every_k_to_20_then_a_1_2_5_series(tmp_path)
     np.testing.assert_allclose(curve["pass_pow_k"], expected["pass_pow_k"], rtol=1e-12)
     page = Page((tmp_path / "report.html").read_text())
     assert len(page.tables[0]) == 1 + len(shown)  # the header and one row per k
+
+
+# --- costs -------------------------------------------------------------------------------
+
+
+def priced_runs():
+    """One agent of 12 tasks x 4 runs; what each run cost, one run with no cost recorded."""
+    runs = pk.simulate_coin(p=0.7, tasks=12, k=4, seed=42).assign(model="a")
+    runs["cost_usd"] = 0.01 * (runs["run"] + 1) + 0.001 * runs["task"]
+    runs.loc[3, "cost_usd"] = np.nan
+    runs["cost_tokens"] = 1000.0 + 10 * runs["task"]
+    return runs
+
+
+def test_report_of_runs_with_costs_has_a_cost_section_per_agent_and_cost(tmp_path):
+    runs = priced_runs()  # one group: two would draw two more plots, slowly
+    written = pk.report.write_report(runs, tmp_path, by="model", n_resamples=200)
+    names = {path.name for path in written}
+    assert {"costs.csv", "costs.md"} <= names
+    listed = json.loads((tmp_path / ".passk-report.json").read_text())["files"]
+    assert {"costs.csv", "costs.md"} <= set(listed)
+    curve = pd.read_csv(tmp_path / "curve.csv", comment="#")
+    assert not [name for name in curve.columns if "cost" in name or "per" in name]
+    # every figure, from a plain loop over the agents, their tasks and k
+    table = pd.read_csv(tmp_path / "costs.csv", comment="#")
+    readings = []
+    for model, agent in runs.groupby("model", sort=False):
+        tasks = agent.groupby("task")
+        passes = tasks["passed"].sum().tolist()
+        for k in range(1, 5):
+            row = table[(table["model"] == model) & (table["k"] == k)].iloc[0]
+            pow_k = np.mean([math.comb(c, k) / math.comb(4, k) for c in passes])
+            assert row["pass_pow_k"] == pytest.approx(pow_k, rel=1e-12)
+            for unit in ("usd", "tokens"):
+                cost = k * tasks[f"cost_{unit}"].mean().mean()  # the task means' mean
+                assert row[f"cost_{unit}"] == pytest.approx(cost, rel=1e-12)
+                assert row[f"cost_{unit}_per_pass_pow_k"] == pytest.approx(cost / pow_k, rel=1e-12)
+                assert row[f"pass_pow_k_per_{unit}"] == pytest.approx(pow_k / cost, rel=1e-12)
+                if k == 4 and unit == "usd":
+                    readings.append(
+                        f"For model={model}, at k = 4, each task that passes all 4 runs costs "
+                        f"{cost / pow_k:.3g} in usd"
+                    )
+    assert table.columns.tolist() == [
+        "model", "k", "pass_pow_k",
+        "cost_usd", "cost_usd_per_pass_pow_k", "pass_pow_k_per_usd",
+        "cost_tokens", "cost_tokens_per_pass_pow_k", "pass_pow_k_per_tokens",
+    ]  # fmt: skip
+    markdown = (tmp_path / "costs.md").read_text()
+    assert "| cost of k runs (usd) | cost per pass^k task (usd) | pass^k per usd |" in markdown
+    text = (tmp_path / "report.html").read_text()
+    assert "Cost" in Page(text).headings
+    for reading in readings:
+        assert reading in text
+    shown = re.findall(r"<h3>(Cost in [^<]*)</h3>", text)
+    assert shown == [
+        "Cost in usd (model=a)",
+        "Cost in tokens (model=a)",
+    ]
+
+
+def test_report_of_runs_without_costs_has_no_cost_section(tau_report):
+    assert not list(tau_report.glob("costs.*"))
+    assert "Cost" not in Page((tau_report / "report.html").read_text()).headings

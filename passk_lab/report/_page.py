@@ -26,6 +26,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from passk_lab._curve import with_costs
+from passk_lab._data.costs import COST_PREFIX, task_costs
 from passk_lab._data.grid import grid_frame, run_grid
 from passk_lab._data.rules import By, ErrorPolicy, by_columns, display
 from passk_lab._data.tally import Tally, as_tally
@@ -414,6 +416,67 @@ def _pairs_table(pairs: pd.DataFrame) -> list[str]:
     ]
 
 
+def _cost_table(curve: pd.DataFrame, summary: Tally, costs: pd.DataFrame) -> pd.DataFrame:
+    """Return the report's cost table: per group and k of the curve, pass^k and what it costs."""
+    shown = curve[[*summary.by, "k", "pass_pow_k", "n_tasks"]].copy()
+    return with_costs(shown, summary, costs).drop(columns="n_tasks")
+
+
+def _amount(value: float) -> str:
+    """Return a cost as a reader reads it: three significant digits, whole numbers from 1,000."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
+def _cost_reading(rows: pd.DataFrame, name: str, group: str) -> str:
+    """Return the sentence under a cost table: what a task passing all k runs costs, at the top k.
+
+    `group` names the rows' group (``model=a``), or is empty without groups.
+    """
+    unit = name.removeprefix(COST_PREFIX)
+    priced = rows[np.isfinite(rows[name].to_numpy(dtype=np.float64))]
+    if priced.empty:
+        return f"No task{f' of {group}' if group else ''} recorded a cost in {unit}."
+    row = priced.iloc[-1]
+    k, cost, share = int(row["k"]), float(row[name]), float(row["pass_pow_k"])
+    runs = f"{k} run" if k == 1 else f"{k} runs"
+    start = f"For {group}, at k = {k}" if group else f"At k = {k}"
+    if share == 0:
+        return (
+            f"{start}, no task passes all {runs} (pass^{k} is 0), so no cost per such task can "
+            f"be given; {runs} of a task cost {_amount(cost)} {unit}."
+        )
+    return (
+        f"{start}, each task that passes all {runs} costs "
+        f"{_amount(cost / share)} in {unit}: {runs} of a task cost {_amount(cost)} {unit}, and "
+        f"pass^{k} is {share:.3g}."
+    )
+
+
+def _cost_section(table: pd.DataFrame, by: list[str]) -> list[str]:
+    """Return the page's cost section: per group and cost, its table over the ks and a reading."""
+    names = [
+        name
+        for name in table.columns
+        if name.startswith(COST_PREFIX) and not name.endswith("_per_pass_pow_k")
+    ]
+    caption = metadata_line(metadata(table))
+    parts = ['<h2 id="costs">Cost</h2>']
+    groups = table.groupby(by, sort=False) if by else [((), table)]
+    for key, rows in groups:
+        values = key if isinstance(key, tuple) else (key,)
+        group = ", ".join(f"{n}={v}" for n, v in zip(by, values, strict=True))
+        where = f" ({group})" if group else ""
+        for name in names:
+            unit = name.removeprefix(COST_PREFIX)
+            columns = ["k", "pass_pow_k", name, f"{name}_per_pass_pow_k", f"pass_pow_k_per_{unit}"]
+            parts += [
+                f"<h3>Cost in {html.escape(unit)}{html.escape(where)}</h3>",
+                f"<p>{html.escape(_cost_reading(rows, name, group))}</p>",
+                to_html(labelled(rows[columns].reset_index(drop=True)), caption=caption),
+            ]
+    return parts
+
+
 _TABLE_HEADINGS = {
     "curve": "pass<sup>k</sup> and pass@k with intervals",
     "betabinom": "Beta-binomial fit: how much tasks differ",
@@ -488,7 +551,8 @@ def write_report(
     list of Path
         Every file written: ``curve``, ``betabinom``, ``success_counts`` and
         (when the runs record errors) ``errors`` tables as CSV and Markdown,
-        each with the metadata of that table, and with two or more groups
+        each with the metadata of that table, and (when a runs table has
+        ``cost_<name>`` columns) the ``costs`` table, and with two or more groups
         sharing tasks the ``leaderboard`` and ``pairwise`` tables too;
         ``decay_curve``, ``outcome_heatmap`` (for a pandas runs table) and
         ``success_histogram`` plots (one per group, the group in the name),
@@ -535,6 +599,15 @@ def write_report(
     page, folded: :func:`~passk_lab.pairwise` at the ranked metric, on the
     tasks every agent has k runs of (``common_tasks=True``).
 
+    When a runs table (pandas or Dask) has ``cost_<name>`` columns, the page
+    ends with a Cost section: per group and cost, a table over the curve
+    table's ks of pass^k, the cost of k runs of a task, the cost per task
+    that passes all k runs and pass^k per unit of cost (the curve's cost
+    columns, :func:`~passk_lab.reliability_curve`), under a sentence that
+    reads the largest k with a cost: "At k = 5, each task that passes all 5
+    runs costs 0.333 in usd". The ``costs`` table holds them all. Without
+    cost columns there is no such section or table.
+
     A group's plots carry the group in their names: ``name-value`` with
     every character but letters, digits, ``.``, ``=`` and ``-`` turned into
     ``_``. Where that changes the name, or it is longer than 56 characters,
@@ -561,6 +634,7 @@ def write_report(
     """
     folder = Path(out)
     summary, states = _checked(runs, by, errors)  # the one check of the runs
+    costs = task_costs(runs, summary.by)
     groups_by = list(summary.by)
     counted = summary.to_frame()
     recorded = summary.with_errors().to_frame()
@@ -596,6 +670,9 @@ def write_report(
     if "n_errors" in counted:
         tables["errors"] = error_sensitivity(recorded, by=by)
         tables["errors"].attrs = _extent(recorded)
+    if costs is not None:
+        tables["costs"] = _cost_table(tables["curve"], summary, costs)
+        tables["costs"].attrs = {**_extent(counted), "errors": errors}
     ranking = _ranking(
         counted,
         codes,
@@ -687,6 +764,9 @@ def write_report(
     for heading, data in images:
         parts += _image(heading, data, "h2")
     for name, table in tables.items():
+        if name == "costs":
+            parts += _cost_section(table, groups_by)
+            continue
         parts += [
             f'<h2 id="{name}">{_TABLE_HEADINGS[name]}</h2>',
             to_html(labelled(table), caption=metadata_line(metadata(table))),

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from passk_lab._choices import RESAMPLING_METHODS
-from passk_lab._labels import LABELS, interval_label
+from passk_lab._labels import LABELS, interval_label, label
 from passk_lab._version import __version__
 
 __all__ = [
@@ -250,7 +250,9 @@ def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
     ----------
     frame : DataFrame
         Any result table. Columns named in ``LABELS`` get their label (pass^k,
-        pass@k, ...); others keep their names. A pair ``X_low``, ``X_high``
+        pass@k, ...), a curve's cost columns theirs (``cost of k runs (usd)``,
+        ``cost per pass^k task (usd)``, ``pass^k per usd``); others keep their
+        names. A pair ``X_low``, ``X_high``
         becomes one column ``"<X's label> 95% CI"`` (at the table's confidence
         level) right after X, holding ``"[low, high]"``. A leaderboard's
         ``rank``, ``rank_low`` and ``rank_high`` become one column ``"rank
@@ -314,8 +316,7 @@ def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
         if name.endswith("_high") and f"{name.removesuffix('_high')}_low" in frame.columns:
             continue
         if name.endswith("_low") and f"{base}_high" in frame.columns:
-            label = f"{LABELS.get(base, base)} {level}"
-            columns[label] = pd.Series(
+            columns[f"{label(base)} {level}"] = pd.Series(
                 [
                     "" if np.isnan(low) else f"[{low:.{digits}f}, {high:.{digits}f}]"
                     for low, high in zip(frame[name], frame[f"{base}_high"], strict=True)
@@ -332,7 +333,7 @@ def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
             column = column.map(lambda value: LABELS.get(value, value))
         if name.endswith(_P_VALUES):  # small p-values keep their size: 2.8e-09, not 0.000
             column = column.map(lambda value: f"{value:.2g}").astype("str")
-        columns[LABELS.get(name, name)] = column
+        columns[label(name)] = column
     table = pd.DataFrame(columns, index=frame.index)
     table.attrs = dict(frame.attrs)
     return table
