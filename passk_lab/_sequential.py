@@ -1,0 +1,277 @@
+"""The adaptive evaluation's procedure: which runs to make next, and when to stop.
+
+:func:`procedure` is a generator that asks for runs and is sent their
+outcomes, so that the harness (real runs, a ledger, concurrency) and a
+simulation study (drawn outcomes) carry out the very same decisions:
+
+1. The pool's tasks are taken in a random order (a permutation drawn from
+   the seed), `batch` at a time.
+2. Each task of a batch gets the first runs, then, if its plan says so, its
+   second stage (:mod:`passk_lab._two_stage`). The plan of a batch is chosen
+   from the tasks of the batches before it only, so every task's estimate is
+   unbiased given the past.
+3. After each batch the target interval is computed on every task so far, and
+   the procedure stops when it is narrow enough, or sign-decided for two
+   agents, or when a limit is reached.
+
+One agent: the interval is the sequential one, :func:`sequential_interval`,
+whose coverage under this stopping rule is measured by
+``study/adaptive_coverage.py``. Two agents: the paired differences get the
+betting confidence sequence of :mod:`passk_lab._confidence_sequence`, valid
+under any stopping rule, since stopping when the sign is decided is a rule a
+fixed-sample interval does not survive.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Generator, Mapping
+from dataclasses import dataclass, field
+from typing import Literal, NamedTuple, TypeAlias
+
+import numpy as np
+
+from passk_lab._betabinom import fit_cells
+from passk_lab._mean_intervals import TaskMoments, effective_n_interval
+from passk_lab._two_stage import Statistic, TwoStagePlan, choose_plan
+from passk_lab._typing import Floats, Ints
+
+__all__ = [
+    "Design",
+    "Ends",
+    "Job",
+    "Outcome",
+    "Stop",
+    "StopReason",
+    "procedure",
+    "sequential_interval",
+]
+
+StopReason: TypeAlias = Literal["half_width", "sign", "max_runs", "max_cost", "exhausted"]
+
+
+class Job(NamedTuple):
+    """One run to make: of which agent (0, or 1 for the second), which pool task, which run."""
+
+    agent: int
+    task: int  # position in the pool
+    run: int
+
+
+class Outcome(NamedTuple):
+    """What one run gave: its verdict and what it cost (None: nothing recorded)."""
+
+    passed: bool
+    cost: Mapping[str, float] | None
+
+
+@dataclass(frozen=True)
+class Design:
+    """The settings of an adaptive evaluation, checked by the caller."""
+
+    k: int
+    statistic: Statistic
+    half_width: float
+    confidence_level: float
+    first: int  # runs every task gets (min_runs)
+    most: int  # runs a task may get (max_runs_per_task)
+    batch: int  # tasks per batch
+    pool: int  # tasks in the pool
+    seed: int
+    agents: int = 1
+    max_runs: int | None = None
+    max_cost: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Ends:
+    """Where every task evaluated so far ended, per agent, in the order the tasks were drawn."""
+
+    tasks: list[int] = field(default_factory=list)  # pool positions
+    plans: list[list[TwoStagePlan]] = field(default_factory=list)  # per agent, per task
+    n: list[list[int]] = field(default_factory=list)
+    c: list[list[int]] = field(default_factory=list)
+
+    def values(self, agent: int, ks: Ints, statistic: Statistic) -> Floats:
+        """Return every task's unbiased estimate for `agent` at each k (tasks x ks)."""
+        n, c = np.array(self.n[agent], dtype=np.int64), np.array(self.c[agent], dtype=np.int64)
+        values = np.empty((len(n), len(ks)))
+        plans = self.plans[agent]
+        for plan in set(plans):
+            rows = np.array([each == plan for each in plans])
+            values[rows] = plan.estimates(n[rows], c[rows], ks, statistic)
+        return values
+
+    def runs(self, agent: int) -> Ints:
+        return np.array(self.n[agent], dtype=np.int64)
+
+
+class Stop(NamedTuple):
+    """Why the procedure stopped, and where every task ended."""
+
+    reason: StopReason
+    ends: Ends
+    runs: int
+    cost: dict[str, float]
+
+
+def sequential_interval(
+    values: Floats, n: Ints, k: int, confidence_level: float
+) -> tuple[float, float]:
+    """Return the one-agent interval of the mean of per-task estimates in [0, 1].
+
+    The effective-n interval of a curve (Clopper-Pearson on the tasks when
+    every value is 0 or 1, on ``m (1 - m) / Var(m)`` effective tasks with one
+    pseudo-task at 0 and one at 1 otherwise), without the curve's cap at the
+    disjoint blocks of k runs: a two-stage plan's estimate of a task that went
+    on uses every run, and is worth more than its blocks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> values = np.array([1.0] * 30 + [0.0] * 10)
+    >>> [round(limit, 3) for limit in sequential_interval(values, np.full(40, 5), 5, 0.95)]
+    [0.588, 0.873]
+    """
+    moments = TaskMoments.of(
+        values[:, None], np.ones(len(values), dtype=np.int64), n, np.array([k])
+    )
+    moments = moments._replace(blocks=np.full(1, np.inf))
+    low, high = effective_n_interval(moments, confidence_level)
+    return float(low[0]), float(high[0])
+
+
+def _paired_interval(differences: Floats, confidence_level: float) -> tuple[float, float]:
+    from passk_lab._confidence_sequence import betting_interval
+
+    return betting_interval(differences, confidence_level, low=-1.0, high=1.0)
+
+
+def _next_plan(design: Design, ends: Ends, agent: int) -> TwoStagePlan:
+    """Return the plan for the next batch, from a beta-binomial fit of the tasks so far."""
+    if design.most <= design.first or not ends.tasks:
+        return TwoStagePlan.fixed(design.first)
+    n, c = ends.runs(agent), np.array(ends.c[agent], dtype=np.int64)
+    fit = fit_cells(n, c, np.ones(len(n), dtype=np.int64), model="betabinom")
+    icc = fit.icc if math.isfinite(fit.icc) else 0.0
+    return choose_plan(
+        fit.mean, icc, first=design.first, most=design.most, k=design.k, statistic=design.statistic
+    )
+
+
+def _target(design: Design, ends: Ends) -> tuple[float, float]:
+    ks = np.array([design.k])
+    if design.agents == 1:
+        values = ends.values(0, ks, design.statistic)[:, 0]
+        return sequential_interval(values, ends.runs(0), design.k, design.confidence_level)
+    differences = (
+        ends.values(0, ks, design.statistic)[:, 0] - ends.values(1, ks, design.statistic)[:, 0]
+    )
+    return _paired_interval(differences, design.confidence_level)
+
+
+def _reached(design: Design, low: float, high: float) -> StopReason | None:
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return None
+    if (high - low) / 2.0 <= design.half_width:
+        return "half_width"
+    if design.agents == 2 and (low > 0.0 or high < 0.0):
+        return "sign"
+    return None
+
+
+def procedure(design: Design) -> Generator[list[Job], dict[Job, Outcome], Stop]:
+    """Ask for runs batch by batch, and return why and where the evaluation stopped.
+
+    Each ``yield`` gives the runs to make next; send back a dict of every one
+    of them to its :class:`Outcome`. The generator returns a :class:`Stop`.
+
+    Examples
+    --------
+    Four tasks, one always right and the rest right half the time, as a
+    simulation draws them:
+
+    >>> import numpy as np
+    >>> design = Design(k=2, statistic="pass_pow_k", half_width=0.01, confidence_level=0.95,
+    ...                 first=2, most=2, batch=2, pool=4, seed=0)
+    >>> steps, rng = procedure(design), np.random.default_rng(1)
+    >>> jobs = next(steps)
+    >>> try:
+    ...     while True:
+    ...         jobs = steps.send({job: Outcome(job.task == 0 or bool(rng.random() < 0.5), None)
+    ...                            for job in jobs})
+    ... except StopIteration as stopped:
+    ...     stop = stopped.value
+    >>> stop.reason, sorted(stop.ends.tasks), stop.runs
+    ('exhausted', [0, 1, 2, 3], 8)
+    """
+    order = np.random.default_rng(design.seed).permutation(design.pool)
+    agents = range(design.agents)
+    ends = Ends(plans=[[] for _ in agents], n=[[] for _ in agents], c=[[] for _ in agents])
+    runs, spent = 0, {name: 0.0 for name in design.max_cost}
+    plans = [TwoStagePlan.fixed(design.first) for _ in agents]
+    used = 0
+    while True:
+        if used == design.pool:
+            return Stop("exhausted", ends, runs, spent)
+        size = min(design.batch, design.pool - used)
+        if design.max_runs is not None:
+            worst = sum(plan.total if plan.extends else plan.first for plan in plans)
+            size = min(size, (design.max_runs - runs) // worst)
+            if size <= 0:
+                return Stop("max_runs", ends, runs, spent)
+        if ends.tasks and design.max_cost:
+            per_task = min(
+                (limit - spent[name]) / (spent[name] / len(ends.tasks))
+                if spent[name] > 0
+                else math.inf
+                for name, limit in design.max_cost.items()
+            )
+            size = min(size, math.floor(per_task))
+            if size <= 0:
+                return Stop("max_cost", ends, runs, spent)
+        tasks = order[used : used + size].tolist()
+        used += size
+        first = {
+            Job(agent, task, run): None
+            for task in tasks
+            for agent in agents
+            for run in range(design.first)
+        }
+        outcomes = yield list(first)
+        later: list[Job] = []
+        passes: dict[tuple[int, int], int] = {}
+        for agent in agents:
+            for task in tasks:
+                c1 = sum(outcomes[Job(agent, task, run)].passed for run in range(design.first))
+                passes[agent, task] = c1
+                if plans[agent].goes_on(np.array(c1)):
+                    later.extend(
+                        Job(agent, task, run) for run in range(design.first, plans[agent].total)
+                    )
+        if later:
+            outcomes = {**outcomes, **(yield later)}
+        for job, outcome in outcomes.items():
+            runs += 1
+            for name in spent:
+                if outcome.cost is not None and name in outcome.cost:
+                    spent[name] += outcome.cost[name]
+        ends.tasks.extend(tasks)
+        for agent in agents:
+            for task in tasks:
+                went_on = bool(plans[agent].goes_on(np.array(passes[agent, task])))
+                total = plans[agent].total if went_on else design.first
+                ends.plans[agent].append(plans[agent])
+                ends.n[agent].append(total)
+                ends.c[agent].append(
+                    passes[agent, task]
+                    + sum(
+                        outcomes[Job(agent, task, run)].passed for run in range(design.first, total)
+                    )
+                )
+        reason = _reached(design, *_target(design, ends))
+        if reason is not None:
+            return Stop(reason, ends, runs, spent)
+        if any(spent[name] >= limit for name, limit in design.max_cost.items()):
+            return Stop("max_cost", ends, runs, spent)
+        plans = [_next_plan(design, ends, agent) for agent in agents]
