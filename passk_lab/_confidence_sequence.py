@@ -213,7 +213,7 @@ def _interval_limits(x: Floats, alpha: float, one: bool) -> tuple[Ints, Ints]:
     A row whose running intersection is empty gets those of its longest prefix
     that is not, with a warning (whose position leaves out the row if `one`).
     """
-    threshold = math.log(2.0 / alpha)
+    threshold = math.log(2.0 / alpha)  # max(K+, K-) / 2 reaches 1 / alpha: one side 2 / alpha
     bets = _bets(x, alpha)
     grid_low = np.empty(len(x), dtype=np.int64)
     grid_high = np.empty(len(x), dtype=np.int64)
@@ -223,7 +223,7 @@ def _interval_limits(x: Floats, alpha: float, one: bool) -> tuple[Ints, Ints]:
         grid_low[chunk], grid_high[chunk] = _prefix_limits(
             x[chunk], bets[chunk], x.shape[1], threshold
         )
-    for row in np.flatnonzero(grid_low >= grid_high):  # the rare empty row
+    for row in np.flatnonzero(grid_low >= grid_high):  # a row whose intersection emptied
         values, row_bets = x[row : row + 1], bets[row : row + 1]
         shortest_empty, longest_kept = x.shape[1], 0
         while shortest_empty - longest_kept > 1:
@@ -405,7 +405,7 @@ def betting_sequence(
     if x.size == 0:
         return np.empty(0), np.empty(0)
     alpha = 1.0 - level
-    threshold = math.log(2.0 / alpha)
+    threshold = math.log(2.0 / alpha)  # max(K+, K-) / 2 reaches 1 / alpha: one side 2 / alpha
     bets = _bets(x, alpha)
     sides = np.stack([x, 1.0 - x])
     ends = _first_kept(sides, bets, threshold)  # grid points at or past these are never out
