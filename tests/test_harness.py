@@ -19,7 +19,8 @@ from test_harness_verdicts import finishes
 
 import passk_lab as pk
 from passk_lab import EvalResult, Task, coin_tasks, evaluate, evaluate_async
-from passk_lab.harness._settings import Settings
+from passk_lab.harness._runner import Evaluation, run_in_loop
+from passk_lab.harness._settings import Settings, make_plan
 
 # --- the source's four tests -------------------------------------------------------------
 
@@ -809,3 +810,131 @@ def test_concurrent_plain_runs_give_the_runs_table_of_a_sequential_evaluation(tm
     assert counts == {"agent": 12, "timeout": 0, "infrastructure": 12}
     assert expected.loc[expected["error_kind"] == "infrastructure", "attempts"].eq(3).all()
     assert expected["passed"].sum() == 3 * 12  # tasks 0, 4 and 5 of every six
+
+
+# --- Evaluation: chosen runs, for an adaptive driver ---------------------------------------
+
+
+def counting_tasks(n: int) -> tuple[list[Task[bool]], collections.Counter[str]]:
+    calls: collections.Counter[str] = collections.Counter()
+
+    def make(task_id: str) -> Task[bool]:
+        def run() -> bool:
+            calls[task_id] += 1
+            return True
+
+        return Task(run=run, id=task_id)
+
+    return [make(f"t{i}") for i in range(n)], calls
+
+
+def test_an_evaluation_runs_only_the_chosen_runs_not_yet_recorded(tmp_path):
+    tasks, calls = counting_tasks(3)
+    path = tmp_path / "ledger.jsonl"
+    evaluation = Evaluation(make_plan(tasks, 4, ledger=path))
+    try:
+        run_in_loop(lambda: evaluation.run([(0, 0), (2, 3), (0, 0)]))
+        run_in_loop(lambda: evaluation.run([(0, 0), (1, 1)]))
+    finally:
+        evaluation.close()
+    assert calls == {"t0": 1, "t1": 1, "t2": 1}
+    assert sorted(evaluation.recorded) == [(0, 0), (1, 1), (2, 3)]
+    assert [(r.task, r.run) for r in evaluation.recorded.values()] == [
+        ("t0", 0),
+        ("t2", 3),
+        ("t1", 1),
+    ]
+    assert evaluation.header["resumptions"] == []
+    runs = pk.read_ledger(path).runs
+    assert runs[["task", "run"]].to_numpy().tolist() == [["t0", 0], ["t1", 1], ["t2", 3]]
+
+
+def test_an_evaluation_resumes_with_the_ledgers_runs_recorded(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    tasks, calls = counting_tasks(2)
+    evaluate(tasks[:1], 2, ledger=path)
+    evaluation = Evaluation(make_plan(tasks, 3, ledger=path, resume=True))
+    try:
+        assert sorted(evaluation.recorded) == [(0, 0), (0, 1)]
+        assert evaluation.header["k"] == 3
+        assert evaluation.header["tasks"] == ["t0", "t1"]
+        run_in_loop(lambda: evaluation.run([(0, 1), (0, 2), (1, 0)]))
+    finally:
+        evaluation.close()
+    assert calls == {"t0": 2 + 1, "t1": 1}
+
+
+@pytest.mark.parametrize("job", [(0, 2), (2, 0), (-1, 0), (0, -1)])
+def test_a_job_outside_the_plan_is_refused_before_any_run(job):
+    tasks, calls = counting_tasks(2)
+    evaluation = Evaluation(make_plan(tasks, 2))
+    try:
+        with pytest.raises(
+            ValueError, match=f"the job \\(task {job[0]}, run {job[1]}\\) is outside"
+        ):
+            run_in_loop(lambda: evaluation.run([(0, 0), job]))
+    finally:
+        evaluation.close()
+    assert calls == {}
+
+
+def test_an_adaptive_evaluation_records_its_settings_and_checks_a_resumed_ledger(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    tasks, _ = counting_tasks(2)
+    settings = {"half_width": 0.05, "batch": 2}
+    evaluation = Evaluation(make_plan(tasks, 2, ledger=path), adaptive=settings)
+    evaluation.close()
+    assert evaluation.header["adaptive"] == settings
+    with pytest.raises(ValueError, match="records an adaptive evaluation; resume it with evalu"):
+        Evaluation(make_plan(tasks, 2, ledger=path, resume=True))  # check=None: must be equal
+    fixed = tmp_path / "fixed.jsonl"
+    evaluate(tasks, 2, ledger=fixed)
+    with pytest.raises(ValueError, match="an evaluation of fixed k, not an adaptive one"):
+        Evaluation(make_plan(tasks, 2, ledger=fixed, resume=True), adaptive=settings)
+    seen: list[dict[str, Any]] = []
+
+    def refuse(header: dict[str, Any]) -> None:
+        seen.append(header)
+        raise ValueError("another half_width")
+
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match="another half_width"):
+        Evaluation(make_plan(tasks, 2, ledger=path, resume=True), adaptive={}, check=refuse)
+    assert path.read_bytes() == before
+    assert seen[0]["adaptive"] == settings
+    assert seen[0]["resumptions"] == []
+    later = {"half_width": 0.02}
+    evaluation = Evaluation(
+        make_plan(tasks, 4, ledger=path, resume=True), adaptive=later, check=seen.append
+    )
+    evaluation.close()
+    assert evaluation.header["adaptive"] == later
+    assert evaluation.header["resumptions"][0]["adaptive"] == later
+    assert pk.read_ledger(path).header == evaluation.header
+    with pytest.raises(ValueError, match="resume it with evaluate_until"):
+        evaluate(tasks, 4, ledger=path, resume=True)
+
+
+def test_an_evaluation_names_its_function_in_the_resume_hint(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    tasks, _ = counting_tasks(2)
+    evaluation = Evaluation(make_plan(tasks, 3, ledger=path), total=10)
+    try:
+        run_in_loop(lambda: evaluation.run([(0, 0)]))
+    finally:
+        evaluation.close()
+    hint = evaluation.resume_hint("evaluate_until")
+    assert hint.startswith("evaluate_until was interrupted: 1 of 10 runs are recorded")
+    assert "call evaluate_until again" in hint
+
+
+def test_run_in_loop_runs_on_a_worker_threads_loop_when_one_is_running():
+    async def main() -> str:
+        await asyncio.sleep(0)
+        return threading.current_thread().name
+
+    async def cell() -> str:  # a notebook cell: a loop already runs in this thread
+        return run_in_loop(main)
+
+    assert run_in_loop(main) == threading.current_thread().name
+    assert asyncio.run(cell()).startswith("passk_lab")

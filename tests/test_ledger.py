@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -320,9 +321,7 @@ def test_every_difference_is_named(tmp_path):
     path = tmp_path / "ledger.jsonl"
     interrupted_after(10, path, model="a", seed=1)
     with pytest.raises(ValueError, match=r"\(model: .*; seed: .*; metadata: .*\)"):
-        evaluate(
-            table_tasks(), K, ledger=path, resume=True, model="b", seed=2, metadata={"v": 2}
-        )
+        evaluate(table_tasks(), K, ledger=path, resume=True, model="b", seed=2, metadata={"v": 2})
 
 
 # --- damaged ledgers -----------------------------------------------------------------------
@@ -727,3 +726,262 @@ def test_each_run_is_on_disk_before_the_next_verdict_when_runs_overlap(tmp_path)
     evaluate([Task(run=run, passes=passes) for _ in range(6)], k=3, concurrency=4, ledger=path)
     assert seen == list(range(1, 19))  # the header, then every run judged before this one
     assert len(lines(path)) == 1 + 18
+
+
+# --- growing an evaluation: resumption lines -----------------------------------------------
+
+
+def counted_tasks(start: dict[str, int] | None = None) -> tuple[list[Task[bool]], Counter]:
+    """The table tasks (each from its run in `start`), and the calls each (task, run) gets."""
+    calls: Counter = Counter()
+    made = Counter(start or {})  # the run each task makes next
+
+    def counting(task: Task[bool]) -> Task[bool]:
+        def run() -> bool:
+            calls[task.id, made[task.id]] += 1
+            made[task.id] += 1
+            return task.run()  # type: ignore[return-value]
+
+        return Task(run=run, id=task.id)
+
+    return [counting(task) for task in table_tasks(start)], calls
+
+
+def test_resuming_with_a_larger_k_runs_exactly_the_new_runs(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    evaluate(table_tasks(), 2, ledger=path)
+    tasks, calls = counted_tasks({f"t{i}": 2 for i in range(N_TASKS)})
+    result = evaluate(tasks, K, ledger=path, resume=True)
+    assert calls == Counter({(f"t{i}", run): 1 for i in range(N_TASKS) for run in range(2, K)})
+    assert result.k == K
+    assert result.runs["passed"].to_numpy().reshape(N_TASKS, K).tolist() == OUTCOMES.tolist()
+    assert result.pass_pow_k == OUTCOMES.all(axis=1).mean()
+    assert result.header["k"] == K
+    pd.testing.assert_frame_equal(pk.read_ledger(path).runs, result.runs)
+
+
+def test_resuming_with_more_tasks_runs_only_the_new_tasks_runs(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    evaluate(table_tasks()[:10], K, ledger=path)
+    tasks, calls = counted_tasks()
+    result = evaluate(tasks, K, ledger=path, resume=True)
+    assert calls == Counter({(f"t{i}", run): 1 for i in range(10, N_TASKS) for run in range(K)})
+    assert result.tasks == N_TASKS
+    assert result.runs["passed"].to_numpy().reshape(N_TASKS, K).tolist() == OUTCOMES.tolist()
+    assert result.header["tasks"] == [f"t{i}" for i in range(N_TASKS)]
+
+
+def test_a_grown_evaluation_returns_its_runs_in_the_callers_task_order(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    evaluate(table_tasks()[:10], K, ledger=path)
+    tasks = table_tasks({f"t{i}": K for i in range(10)})
+    order = [*tasks[20:], *tasks[5:10], *tasks[10:20], *tasks[:5]]
+    result = evaluate(order, K, ledger=path, resume=True)
+    ids = [task.id for task in order]
+    assert result.runs["task"].tolist() == [task_id for task_id in ids for _ in range(K)]
+    # the effective header: the ledger's tasks in their order, then the added ones as given
+    added = [task_id for task_id in ids if task_id not in {f"t{i}" for i in range(10)}]
+    assert result.header["tasks"] == [f"t{i}" for i in range(10)] + added
+    assert result.header["resumptions"][0]["tasks_added"] == added
+    assert pk.read_ledger(path).runs["task"].tolist()[::K] == result.header["tasks"]
+
+
+def test_every_resumption_is_recorded_and_returned(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    first = evaluate(table_tasks()[:2], 2, ledger=path, model="m")
+    assert first.header["resumptions"] == []
+    assert pk.read_ledger(path).header["resumptions"] == []
+    evaluate(table_tasks()[:2], 2, ledger=path, resume=True, model="m")  # changes nothing
+    grown = evaluate(table_tasks()[:3], 3, ledger=path, resume=True, model="m")
+    written = lines(path)
+    resumptions = [line for line in written if "resumed" in line]
+    assert [written.index(line) for line in resumptions] == [1 + 4, 1 + 4 + 1]
+    assert [(line["k"], line["tasks_added"], line["adaptive"]) for line in resumptions] == [
+        (2, [], None),
+        (3, ["t2"], None),
+    ]
+    assert all(line["passk_lab"] == pk.__version__ for line in resumptions)
+    assert first.header["date"] < resumptions[0]["resumed"] < resumptions[1]["resumed"]
+    header = pk.read_ledger(path).header
+    assert header == grown.header
+    assert header["resumptions"] == resumptions
+    assert (header["k"], header["tasks"], header["date"]) == (
+        3,
+        ["t0", "t1", "t2"],
+        written[0]["date"],
+    )
+    assert len(grown.runs) == 9
+
+
+def test_a_smaller_k_is_refused(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    evaluate(table_tasks(), K, ledger=path)
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match=f"with k = 2: the ledger already has k = {K}") as refused:
+        evaluate(table_tasks(), 2, ledger=path, resume=True)
+    assert f"resume with k >= {K}" in str(refused.value)
+    assert path.read_bytes() == before
+
+
+def test_a_dropped_task_is_refused(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    evaluate(table_tasks(), K, ledger=path)
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match="lacks") as refused:
+        evaluate(table_tasks()[5:], K + 1, ledger=path, resume=True)
+    message = str(refused.value)
+    assert "the ledger has 5 task(s) this evaluation lacks ('t0', 't1', 't2', ...)" in message
+    assert "pass every task it has" in message
+    assert path.read_bytes() == before
+
+
+def test_a_changed_model_is_refused_even_when_the_evaluation_grows(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    evaluate(table_tasks()[:3], 2, ledger=path, model="a")
+    with pytest.raises(ValueError, match="model: the ledger has 'a', this evaluation has 'b'"):
+        evaluate(table_tasks(), K, ledger=path, resume=True, model="b")
+
+
+def version_1(path) -> list[dict]:
+    """Write a ledger of two tasks, k = 2, three runs done, as version 1 wrote them."""
+    head = {
+        "format": "passk_lab.ledger",
+        "format_version": 1,
+        "model": "old",
+        "date": "2026-01-05T10:00:00.000000+00:00",
+        "seed": 3,
+        "passk_lab": "0.0.9",
+        "k": 2,
+        "tasks": ["t0", "t1"],
+        "timeout_ms": None,
+        "run_timeout_ms": None,
+        "metadata": {},
+    }
+    runs = [
+        {
+            "task": task,
+            "run": run,
+            "passed": bool(OUTCOMES[int(task[1]), run]),
+            "error_type": None,
+            "error_message": None,
+            "error_kind": None,
+            "timed_out": False,
+            "attempts": 1,
+            "duration_s": 0.5,
+            "started_at": f"2026-01-05T10:00:0{number}.000000+00:00",
+        }
+        for number, (task, run) in enumerate([("t0", 0), ("t0", 1), ("t1", 0)])
+    ]
+    path.write_text(json.dumps(head) + "\n" + "".join(json.dumps(run) + "\n" for run in runs))
+    return [head, *runs]
+
+
+def test_a_version_1_ledger_reads_and_resumes(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    head, *runs = version_1(path)
+    ledger = pk.read_ledger(path)
+    assert ledger.header == {**head, "adaptive": None, "resumptions": []}
+    assert ledger.runs[["task", "run"]].to_numpy().tolist() == [["t0", 0], ["t0", 1], ["t1", 0]]
+    assert ledger.runs["passed"].tolist() == [run["passed"] for run in runs]
+    tasks, calls = counted_tasks({"t0": 2, "t1": 1})
+    result = evaluate(tasks[:3], 3, ledger=path, resume=True, model="old", seed=3)
+    expected = [("t0", 2), ("t1", 1), ("t1", 2), ("t2", 0), ("t2", 1), ("t2", 2)]
+    assert calls == Counter(dict.fromkeys(expected, 1))
+    assert result.runs["passed"].to_numpy().reshape(3, 3).tolist() == OUTCOMES[:3, :3].tolist()
+    assert lines(path)[0] == head  # the version-1 header stays; version-2 lines follow it
+    assert lines(path)[4]["tasks_added"] == ["t2"]
+    assert pk.read_ledger(path).header["format_version"] == 1
+
+
+def test_a_version_1_header_with_no_adaptive_field_is_read_but_a_version_2_one_is_refused(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    evaluate(table_tasks()[:2], 2, ledger=path)
+    rows = path.read_text().splitlines()
+    head = json.loads(rows[0])
+    del head["adaptive"]
+    path.write_text("\n".join([json.dumps(head), *rows[1:]]) + "\n")
+    with pytest.raises(ValueError, match=r"line 1 of .* has no field 'adaptive'"):
+        pk.read_ledger(path)
+
+
+def resumed_ledger(path) -> list[str]:
+    """A ledger of three tasks, grown once from two (k = 2 to 3): its lines as text."""
+    evaluate(table_tasks()[:2], 2, ledger=path)
+    evaluate(table_tasks({"t0": 2, "t1": 2})[:3], 3, ledger=path, resume=True)
+    return path.read_text().splitlines()
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("resumed", "yesterday", "its field 'resumed' is 'yesterday' \\(str\\), not an ISO 8601"),
+        ("k", 1, "its field 'k' is 1, below the k = 2 in force before it"),
+        ("k", "3", "its field 'k' is '3' \\(str\\), not a positive integer"),
+        ("tasks_added", ["t0"], "its field 'tasks_added' adds 't0', which the ledger already"),
+        ("tasks_added", ["t9", "t9"], "its field 'tasks_added' adds 't9', which the ledger"),
+        ("tasks_added", "t2", "its field 'tasks_added' is 't2' \\(str\\), not a list of task"),
+        ("adaptive", [1], "its field 'adaptive' is \\[1\\] \\(list\\), not an object or null"),
+        ("passk_lab", None, "it has no field 'passk_lab'"),
+    ],
+)
+def test_a_damaged_resumption_line_is_refused_with_its_line_number(tmp_path, field, value, message):
+    path = tmp_path / "ledger.jsonl"
+    rows = resumed_ledger(path)
+    assert "resumed" in json.loads(rows[5])
+    line = json.loads(rows[5])
+    if value is None:
+        del line[field]
+    else:
+        line[field] = value
+    rows[5] = json.dumps(line)
+    path.write_text("\n".join(rows) + "\n")
+    for attempt in (
+        lambda: pk.read_ledger(path),
+        lambda: evaluate(table_tasks()[:3], 3, ledger=path, resume=True),
+    ):
+        with pytest.raises(
+            ValueError, match=f"^line 6 of {path} is not a resumption record: {message}"
+        ):
+            attempt()
+
+
+def test_runs_before_a_resumption_are_checked_against_the_header_then(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    rows = resumed_ledger(path)
+    # a run of k = 3 and a run of the task added later, both before the resumption that
+    # allows them: refused, though the final header has both
+    for damage, message in [
+        ('"run":1', '"run":2'),
+        ('"task":"t1"', '"task":"t2"'),
+    ]:
+        changed = [*rows]
+        changed[4] = rows[4].replace(damage, message)
+        assert changed[4] != rows[4]
+        path.write_text("\n".join(changed) + "\n")
+        with pytest.raises(ValueError, match=r"line 5 of .* which the header's 2 tasks x k = 2"):
+            pk.read_ledger(path)
+
+
+def test_a_run_recorded_again_after_a_resumption_is_refused(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    rows = resumed_ledger(path)
+    path.write_text("\n".join([*rows, rows[1]]) + "\n")
+    with pytest.raises(ValueError, match=f"line {len(rows) + 1} of .* a second time"):
+        pk.read_ledger(path)
+
+
+def test_evaluate_on_an_adaptive_ledger_is_refused(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    evaluate(table_tasks()[:2], 2, ledger=path)
+    rows = path.read_text().splitlines()
+    head = json.loads(rows[0])
+    head["adaptive"] = {"half_width": 0.05}
+    path.write_text("\n".join([json.dumps(head), *rows[1:]]) + "\n")
+    before = path.read_bytes()
+    with pytest.raises(
+        ValueError,
+        match="this ledger records an adaptive evaluation; resume it with evaluate_until",
+    ):
+        evaluate(table_tasks()[:2], 2, ledger=path, resume=True)
+    assert path.read_bytes() == before
+    assert pk.read_ledger(path).header["adaptive"] == {"half_width": 0.05}
