@@ -4,11 +4,15 @@
 :class:`Task` `k` times and returns an :class:`EvalResult`: pass@1, pass^k
 and one row per run. With ``ledger=PATH`` each run is also appended to a JSON
 Lines file as it finishes, which :func:`read_ledger` reads back as a
-:class:`Ledger` and ``resume=True`` continues. What a task is and what an
-evaluation returns are in :mod:`passk_lab.harness._task`, its options and
+:class:`Ledger` and ``resume=True`` continues, or grows by a larger k or more
+tasks (the ledger records each resumption). A run's cost (``Task.cost``, or
+the result's ``cost`` attribute) is recorded with it. What a task is and what
+an evaluation returns are in :mod:`passk_lab.harness._task`, its options and
 their checks in :mod:`passk_lab.harness._settings`, how runs are timed,
-retried and counted in :mod:`passk_lab.harness._runner`, and the ledger's
-lines in :mod:`passk_lab.harness._ledger`.
+retried and counted (and :class:`~passk_lab.harness._runner.Evaluation`,
+which runs chosen runs for an adaptive driver) in
+:mod:`passk_lab.harness._runner`, and the ledger's lines in
+:mod:`passk_lab.harness._ledger`.
 
 Examples
 --------

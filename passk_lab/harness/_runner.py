@@ -17,7 +17,10 @@ On top of the source, for agents that take minutes and cost money per run:
 * every run is kept as a row of :attr:`EvalResult.runs`, and with ``ledger=PATH``
   appended to a JSON Lines file the moment it finishes
   (:mod:`passk_lab.harness._ledger`), so that ``resume=True`` runs only what a
-  crashed or interrupted evaluation left undone;
+  crashed or interrupted evaluation left undone, or grows a finished one by a
+  larger k or more tasks;
+* what a run cost (``Task.cost``, or the result's ``cost`` attribute) is
+  recorded beside its verdict, and summed in :attr:`EvalResult.cost`;
 * runs may go ``concurrency`` at a time; the rows and the figures are the same
   as a sequential run with the same outcomes;
 * exceptions named as ``infrastructure`` are retried with backoff and, when
@@ -26,6 +29,11 @@ On top of the source, for agents that take minutes and cost money per run:
   a time limit covers the run and its verdict together; a run that comes back
   past its limit (an async run that blocked the event loop cannot be
   cancelled) is recorded as timed out all the same, with a warning.
+
+:class:`Evaluation` is one open evaluation (its ledger, progress bar and
+runner) that runs the runs it is given; :func:`evaluate` gives it every run
+of every task, and an adaptive driver chooses them batch by batch.
+:func:`run_in_loop` runs either on an event loop of its own.
 """
 
 from __future__ import annotations
@@ -702,9 +710,16 @@ def evaluate(
     resume : bool, default False
         Continue the evaluation recorded in `ledger`: runs it records are not
         run again, the others are, and the result covers them all. The ledger
-        must record the same tasks, k, model, seed, time limits and metadata.
-        A missing ledger is started afresh, so one call both starts and
-        resumes.
+        must record the same model, seed, time limits and metadata. It may
+        also grow: a larger `k` runs only runs k_old to k - 1 of every task,
+        and tasks the ledger lacks are added and run in full; a smaller `k`,
+        or tasks that leave out one the ledger has, are refused. Each
+        resumption is recorded as a line of the ledger (its date, version, k
+        and the tasks it added), even one that changes nothing. The result's
+        rows are in the order of `tasks` as given; the ledger's header lists
+        its own tasks first, then the added ones. A missing ledger is started
+        afresh, so one call both starts and resumes. A ledger made by the
+        adaptive ``evaluate_until`` is refused: resume it with that.
     model : str, optional
         The model or agent's name, for the record.
     seed : int, optional
@@ -731,7 +746,8 @@ def evaluate(
     -------
     EvalResult
         ``tasks``, ``k``, ``pass_at_1``, ``pass_pow_k``, the per-run ``runs``
-        and the ``header`` a ledger records.
+        (with a ``cost_<name>`` column per cost name the runs recorded), the
+        ``header`` a ledger records and the total ``cost``.
 
     Raises
     ------
@@ -744,13 +760,22 @@ def evaluate(
         fit the memory budget (every run is kept in memory), task ids repeat, a time
         limit is not positive, `guard` comes without a time limit, the ledger
         exists and `resume` is not set, another evaluation holds the ledger,
-        the ledger is damaged (the message names the line and the field), or
-        it records another evaluation (the message says what differs).
+        the ledger is damaged (the message names the line and the field), it
+        records another evaluation (the message says what differs), a larger
+        `k` than this one, a task missing from `tasks`, or an adaptive
+        evaluation.
     KeyboardInterrupt
         On Ctrl-C: no new run starts, in-flight async runs are cancelled, every
         finished run stays in the ledger, and the exception's note says how to
         resume. A plain function already running finishes first (press Ctrl-C
         again to stop at once).
+
+    Warns
+    -----
+    RuntimeWarning
+        Once at the end, if async runs came back past their time limit, or
+        if runs gave a cost that is not a mapping of names to finite numbers
+        >= 0 (those runs keep their verdicts and record no cost).
 
     Notes
     -----
@@ -786,6 +811,15 @@ def evaluate(
     ...                   ledger=path, resume=True, model="always-right")
     >>> result.runs["task"].iloc[[0, -1]].tolist(), result.header["model"]
     (['task-0', 'task-9'], 'always-right')
+
+    The same evaluation grown by two runs per task and a new task: only the
+    new runs are made.
+
+    >>> more = [*tasks, Task(run=lambda: False, id="task-10")]
+    >>> grown = evaluate(more, k=5, concurrency=4, run_timeout_ms=1000,
+    ...                  ledger=path, resume=True, model="always-right")
+    >>> len(grown.runs), grown.pass_pow_k, grown.header["resumptions"][-1]["tasks_added"]
+    (55, 0.9090909090909091, ['task-10'])
     """
     evaluation = Evaluation(make_plan(**locals()))  # every argument, checked
     try:
