@@ -174,3 +174,9 @@ def test_a_negative_or_infinite_cost_is_refused_naming_its_row(value):
 def test_a_boolean_cost_column_is_refused():
     with pytest.raises(ValueError, match="cost column cost_usd must hold numbers, got dtype bool"):
         pk.reliability_curve(RUNS.assign(cost_usd=True), by="model")
+
+
+def test_a_grouping_column_named_like_a_cost_is_no_cost():
+    runs = RUNS.rename(columns={"model": "cost_center"})
+    costs = task_costs(runs, ("cost_center",))
+    assert costs.columns.tolist() == ["cost_center", "task", "cost_usd", "cost_tokens"]

@@ -157,7 +157,7 @@ def task_costs(runs: object, by: tuple[str, ...]) -> pd.DataFrame | None:
         (NaN where a run recorded none). Any other input -- a tally, an
         outcome matrix -- records no cost.
     by : tuple of str
-        Grouping columns, as the tally's.
+        Grouping columns, as the tally's; a grouping column is no cost, whatever its name.
 
     Returns
     -------
@@ -195,7 +195,7 @@ def task_costs(runs: object, by: tuple[str, ...]) -> pd.DataFrame | None:
         return None
     frame: Any = runs
     index_names = [frame.index.name] if dask else list(frame.index.names)
-    names = cost_names(frame.columns)
+    names = [name for name in cost_names(frame.columns) if name not in by]  # a group is no cost
     if not names or table_kind(frame.columns, index_names) != "runs":
         return None
     keys = [*by, "task"]
