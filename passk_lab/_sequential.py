@@ -208,7 +208,7 @@ def procedure(design: Design) -> Generator[list[Job], dict[Job, Outcome], Stop]:
     order = np.random.default_rng(design.seed).permutation(design.pool)
     agents = range(design.agents)
     ends = Ends(plans=[[] for _ in agents], n=[[] for _ in agents], c=[[] for _ in agents])
-    runs, spent = 0, {name: 0.0 for name in design.max_cost}
+    runs, spent = 0, dict.fromkeys(design.max_cost, 0.0)
     plans = [TwoStagePlan.fixed(design.first) for _ in agents]
     used = 0
     while True:
@@ -251,7 +251,7 @@ def procedure(design: Design) -> Generator[list[Job], dict[Job, Outcome], Stop]:
                     )
         if later:
             outcomes = {**outcomes, **(yield later)}
-        for job, outcome in outcomes.items():
+        for _job, outcome in outcomes.items():
             runs += 1
             for name in spent:
                 if outcome.cost is not None and name in outcome.cost:

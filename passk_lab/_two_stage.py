@@ -61,7 +61,7 @@ Statistic: TypeAlias = Literal["pass_pow_k", "pass_at_k"]
 STATISTICS: tuple[Statistic, ...] = ("pass_pow_k", "pass_at_k")
 
 _MULTIPLES = (1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
-"""Totals a plan considers, as multiples of the first runs (and the most allowed)."""
+"""Totals a plan considers, as multiples of the first runs rounded up (and the most allowed)."""
 
 
 @dataclass(frozen=True)
@@ -99,10 +99,7 @@ class TwoStagePlan:
         """
         if np.any(ks > self.first):
             raise ValueError(f"every k must be at most the first runs, {self.first}")
-        if statistic == "pass_pow_k":
-            values = products(n, c, ks)
-        else:
-            values = 1.0 - products(n, n - c, ks)
+        values = products(n, c, ks) if statistic == "pass_pow_k" else 1.0 - products(n, n - c, ks)
         on = n != self.first
         if np.any(on):
             if not self.extends or np.any(n[on] != self.total):
@@ -131,8 +128,8 @@ def _log_chances(mean: float, icc: float, n: int) -> Floats:
     """``log E[p^c (1 - p)^(n - c)]`` for c = 0..n, p ~ Beta of `mean` and `icc` (one path)."""
     c = np.arange(n + 1, dtype=np.float64)
     if icc <= 0.0:
-        with np.errstate(divide="ignore"):
-            return c * np.log(mean) + (n - c) * np.log1p(-mean)
+        binomial: Floats = c * np.log(mean) + (n - c) * np.log1p(-mean)
+        return binomial
     scale = (1.0 - icc) / icc
     alpha, beta = mean * scale, (1.0 - mean) * scale
     logs: Floats = special.betaln(alpha + c, beta + n - c) - special.betaln(alpha, beta)
@@ -190,7 +187,7 @@ def choose_plan(
         TwoStagePlan.fixed(first),
         (float(chance_first @ event_first**2) - target**2) * first,
     )
-    totals = sorted({min(most, round(first * m)) for m in _MULTIPLES} | {most})
+    totals = sorted({min(most, math.ceil(first * m)) for m in _MULTIPLES} | {most})
     lows, highs = np.triu_indices(first + 1)  # every [low, high] with low <= high
     for total in totals:
         if total <= first:
