@@ -305,3 +305,12 @@ def test_the_cost_hook_of_an_async_evaluation():
         return await pk.evaluate_async([task], k=3)
 
     assert asyncio.run(main()).cost == {"n": 3.0}
+
+
+def test_a_cost_whose_key_is_written_with_escapes_is_read(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    rows = written_with_costs(path)
+    quick = pk.read_ledger(path).runs
+    path.write_text("\n".join(row.replace('"cost"', '"\\u0063ost"') for row in rows) + "\n")
+    assert '"cost"' not in path.read_text()
+    pd.testing.assert_frame_equal(pk.read_ledger(path).runs, quick)

@@ -490,7 +490,9 @@ def _parse(content: bytes, path: Path) -> _Parsed:
         contents = _json_lines(lines[1:], head, path)  # raises
     # A resumption line holds the key "resumed"; a text without it has none (the quick test).
     resumed = [] if '"resumed"' not in text else _resumption_lines(contents)
-    at_once = _at_once(contents, resumed, head, path, costs='"cost"' in text)
+    # Likewise a run's cost, unless a key is written with \u escapes (then every line is asked).
+    costs = '"cost"' in text or "\\u" in text
+    at_once = _at_once(contents, resumed, head, path, costs=costs)
     if at_once is None:  # a line fails a check: find the first, and say what is wrong with it
         records, head = _runs_line_by_line(contents, head, path)
         return _Parsed(head, _columns(records), complete_bytes)
@@ -976,8 +978,11 @@ def read_ledger(path: str | os.PathLike[str]) -> Ledger:
     -------
     Ledger
         ``(runs, header)``: the runs table, in task then run order, with the
-        columns of :attr:`passk_lab.EvalResult.runs`; and the header as a dict.
-        Runs not yet recorded (an evaluation stopped part way) are absent.
+        columns of :attr:`passk_lab.EvalResult.runs`; and the effective header
+        as a dict (the first line's, with ``k``, ``tasks`` and ``adaptive`` as
+        of the last resumption, and the ``resumptions`` listed; see
+        :class:`Ledger`). Runs not yet recorded (an evaluation stopped part
+        way) are absent.
 
     Raises
     ------
