@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # what the names below are, for type checkers; imported on fi
         evaluate_async,
         read_ledger,
     )
+    from passk_lab.harness._adaptive import AdaptiveResult, evaluate_until
     from passk_lab.heterogeneity import BetaBinomialFit, fit_betabinom, success_counts
     from passk_lab.intervals import ConfidenceInterval, PassAt1SE, binomial_ci, pass_at_1_se
     from passk_lab.leaderboard import leaderboard, pairwise
@@ -87,6 +88,7 @@ _HOMES = {
             "evaluate_async",
             "read_ledger",
         ],
+        "harness._adaptive": ["AdaptiveResult", "evaluate_until"],
         "g_pass": ["g_pass_at_k"],
         "heterogeneity": ["BetaBinomialFit", "fit_betabinom", "success_counts"],
         "intervals": ["ConfidenceInterval", "PassAt1SE", "binomial_ci", "pass_at_1_se"],
@@ -157,6 +159,7 @@ sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "ERROR_KINDS",
+    "AdaptiveResult",
     "BetaBinomialFit",
     "ConfidenceInterval",
     "EvalResult",
@@ -174,6 +177,7 @@ __all__ = [
     "error_sensitivity",
     "evaluate",
     "evaluate_async",
+    "evaluate_until",
     "fit_betabinom",
     "g_pass_at_k",
     "interval_coverage",

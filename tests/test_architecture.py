@@ -49,6 +49,9 @@ LAYERS: dict[str, int] = {
     "passk_lab.g_pass": 2,
     "passk_lab.planning": 2,
     "passk_lab.coverage": 2,
+    "passk_lab._two_stage": 2,
+    "passk_lab._confidence_sequence": 2,
+    "passk_lab._sequential": 2,
     "passk_lab.seeded": 3,
     "passk_lab.simulate": 3,
     "passk_lab.harness": 3,
@@ -219,6 +222,7 @@ def test_the_guard_catches_what_it_guards() -> None:
 
 PUBLIC_API = [
     "BetaBinomialFit",
+    "AdaptiveResult",
     "ConfidenceInterval",
     "ERROR_KINDS",
     "EvalResult",
@@ -236,6 +240,7 @@ PUBLIC_API = [
     "error_sensitivity",
     "evaluate",
     "evaluate_async",
+    "evaluate_until",
     "fit_betabinom",
     "g_pass_at_k",
     "interval_coverage",
