@@ -16,9 +16,10 @@ simulation study (drawn outcomes) carry out the very same decisions:
 
 One agent: the interval is the sequential one, :func:`sequential_interval`,
 whose coverage under this stopping rule is measured by
-``study/adaptive_coverage.py``. Two agents: the paired differences get the
-betting confidence sequence of :mod:`passk_lab._confidence_sequence`, valid
-under any stopping rule, since stopping when the sign is decided is a rule a
+``study/adaptive_coverage.py``, or, with ``anytime``, the betting confidence
+sequence of :mod:`passk_lab._confidence_sequence`, valid under any stopping
+rule and wider for it. Two agents: the paired differences always get the
+betting sequence, since stopping when the sign is decided is a rule a
 fixed-sample interval does not survive.
 """
 
@@ -79,6 +80,7 @@ class Design:
     pool: int  # tasks in the pool
     seed: int
     agents: int = 1
+    anytime: bool = False  # one agent: the betting confidence sequence, not the sequential interval
     max_runs: int | None = None
     max_cost: Mapping[str, float] = field(default_factory=dict)
 
@@ -141,6 +143,12 @@ def sequential_interval(
     return float(low[0]), float(high[0])
 
 
+def _anytime_interval(values: Floats, confidence_level: float) -> tuple[float, float]:
+    from passk_lab._confidence_sequence import betting_interval
+
+    return betting_interval(values, confidence_level)
+
+
 def _paired_interval(differences: Floats, confidence_level: float) -> tuple[float, float]:
     from passk_lab._confidence_sequence import betting_interval
 
@@ -163,6 +171,8 @@ def _target(design: Design, ends: Ends) -> tuple[float, float]:
     ks = np.array([design.k])
     if design.agents == 1:
         values = ends.values(0, ks, design.statistic)[:, 0]
+        if design.anytime:
+            return _anytime_interval(values, design.confidence_level)
         return sequential_interval(values, ends.runs(0), design.k, design.confidence_level)
     differences = (
         ends.values(0, ks, design.statistic)[:, 0] - ends.values(1, ks, design.statistic)[:, 0]

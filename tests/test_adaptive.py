@@ -337,3 +337,22 @@ def test_a_killed_adaptive_evaluation_resumes_to_the_same_decision_every_run_onc
     assert len(runs) == len(reference.runs)
     assert not runs.duplicated(["task", "run"]).any()
     assert math.isclose(pk.pass_at_1(runs), pk.pass_at_1(reference.runs))
+
+
+def test_the_anytime_interval_is_the_betting_sequence_and_needs_more_runs() -> None:
+    from passk_lab._confidence_sequence import betting_interval
+
+    settings = {**SETTINGS, "max_runs_per_task": 6}
+    anytime = pk.evaluate_until(table_tasks(), interval="anytime", **settings)
+    sequential = pk.evaluate_until(table_tasks(), **settings)
+    assert anytime.stopped_because == sequential.stopped_because == "half_width"
+    assert len(anytime.runs) > len(sequential.runs)
+    assert set(anytime.curve["interval_method"]) == {"betting_sequence"}
+    shares = [
+        _share(row.first, row.total, row.low, row.high, row.runs, row.passes, 3)
+        for row in anytime.design.itertuples()
+    ]
+    row = anytime.curve.iloc[-1]
+    assert (row.pass_pow_k_low, row.pass_pow_k_high) == pytest.approx(
+        betting_interval(shares, 0.95)
+    )

@@ -21,7 +21,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -56,6 +56,7 @@ _DESIGN = (
     "pool",
     "seed",
     "agent",
+    "interval",
 )
 """What a resumed adaptive evaluation must share with its ledger: what its decisions rest on."""
 _AGENTS = ("a", "b")
@@ -236,12 +237,10 @@ async def _drive(evaluations: list[Evaluation], design: Design) -> Stop:
             return result
 
 
-def _interval(
-    values: np.ndarray, n: np.ndarray, k: int, level: float, agents: int
-) -> tuple[float, float]:
-    if agents == 1:
-        return sequential_interval(values, n, k, level)
-    return betting_interval(values, level)
+def _interval(values: np.ndarray, n: np.ndarray, k: int, design: Design) -> tuple[float, float]:
+    if design.agents == 1 and not design.anytime:
+        return sequential_interval(values, n, k, design.confidence_level)
+    return betting_interval(values, design.confidence_level)
 
 
 def _curve(runs: pd.DataFrame, ends: Ends, agent: int, design: Design) -> pd.DataFrame:
@@ -251,10 +250,7 @@ def _curve(runs: pd.DataFrame, ends: Ends, agent: int, design: Design) -> pd.Dat
     n = ends.runs(agent)
     for statistic in STATISTICS:
         values = ends.values(agent, ks, statistic)
-        limits = [
-            _interval(values[:, j], n, int(k), design.confidence_level, design.agents)
-            for j, k in enumerate(ks)
-        ]
+        limits = [_interval(values[:, j], n, int(k), design) for j, k in enumerate(ks)]
         curve[statistic] = values.mean(axis=0)
         curve[f"{statistic}_low"] = [low for low, _ in limits]
         curve[f"{statistic}_high"] = [high for _, high in limits]
@@ -262,7 +258,7 @@ def _curve(runs: pd.DataFrame, ends: Ends, agent: int, design: Design) -> pd.Dat
     curve["p_pow_k"] = first["pass_pow_k"] ** ks
     curve["p_pow_k_low"] = first["pass_pow_k_low"] ** ks
     curve["p_pow_k_high"] = first["pass_pow_k_high"] ** ks
-    method = "sequential" if design.agents == 1 else "betting_sequence"
+    method = "sequential" if design.agents == 1 and not design.anytime else "betting_sequence"
     curve["interval_method"] = pd.array([method] * len(ks), dtype="str")
     return curve
 
@@ -366,6 +362,7 @@ def evaluate_until(
     max_runs: int | None = None,
     max_cost: Mapping[str, float] | None = None,
     batch: int = 10,
+    interval: Literal["sequential", "anytime"] = "sequential",
     against: Sequence[Task[Any]] | None = None,
     ledger: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
     resume: bool = False,
@@ -425,6 +422,14 @@ def evaluate_until(
     batch : int
         Tasks drawn per batch: the interval is looked at after each. 10 by
         default.
+    interval : {"sequential", "anytime"}
+        One agent's interval, the one the evaluation stops on and reports.
+        ``"sequential"`` (the default): the effective-n interval of the
+        per-task estimates, whose coverage under this stopping rule is
+        measured (see Notes). ``"anytime"``: the betting confidence sequence,
+        valid under any stopping rule (so also when you look after every
+        batch and stop by hand), and wider for it: it needs more runs to
+        reach a half-width. Two agents always get the betting sequence.
     against : sequence of Task, optional
         The second agent's tasks, one per task of `tasks`, in the same order
         (where both give ids, they must be equal).
@@ -512,6 +517,8 @@ def evaluate_until(
     width = _number("half_width", half_width, high=0.5 if agents == 1 else 1.0)
     level = confidence(confidence_level)
     size = positive_int("batch", batch)
+    if interval not in ("sequential", "anytime"):
+        raise ValueError(f"interval must be 'sequential' or 'anytime', got {interval!r}")
     runs_limit, cost_limit = _limits(max_runs, max_cost)
     pool = list(tasks)
     sides = [pool] if against is None else [pool, list(against)]
@@ -545,6 +552,7 @@ def evaluate_until(
         pool=len(pool),
         seed=seed,
         agents=agents,
+        anytime=interval == "anytime",
         max_runs=runs_limit,
         max_cost=cost_limit,
     )
@@ -574,6 +582,7 @@ def evaluate_until(
                 "pool": len(pool),
                 "seed": seed,
                 "agent": None if agents == 1 else _AGENTS[agent],
+                "interval": "anytime" if agents == 2 else interval,
                 "half_width": width,
                 "max_runs": runs_limit,
                 "max_cost": cost_limit,
