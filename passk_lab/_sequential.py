@@ -48,6 +48,9 @@ __all__ = [
     "sequential_interval",
 ]
 
+_FIT_TASKS = 10
+"""Tasks run before a plan may go past the first runs: a fit of fewer says little about them."""
+
 StopReason: TypeAlias = Literal["half_width", "sign", "max_runs", "max_cost", "exhausted"]
 
 
@@ -157,7 +160,7 @@ def _paired_interval(differences: Floats, confidence_level: float) -> tuple[floa
 
 def _next_plan(design: Design, ends: Ends, agent: int) -> TwoStagePlan:
     """Return the plan for the next batch, from a beta-binomial fit of the tasks so far."""
-    if design.most <= design.first or not ends.tasks:
+    if design.most <= design.first or len(ends.tasks) < _FIT_TASKS:
         return TwoStagePlan.fixed(design.first)
     n, c = ends.runs(agent), np.array(ends.c[agent], dtype=np.int64)
     fit = fit_cells(n, c, np.ones(len(n), dtype=np.int64), model="betabinom")

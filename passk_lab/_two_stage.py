@@ -60,6 +60,9 @@ __all__ = ["STATISTICS", "Statistic", "TwoStagePlan", "choose_plan"]
 Statistic: TypeAlias = Literal["pass_pow_k", "pass_at_k"]
 STATISTICS: tuple[Statistic, ...] = ("pass_pow_k", "pass_at_k")
 
+_GAIN = 0.1
+"""The share of runs a plan that goes on must save over the fixed plan, under the fit, to be
+chosen: the fit is of the tasks so far, and a small promised saving is within its error."""
 _MULTIPLES = (1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
 """Totals a plan considers, as multiples of the first runs rounded up (and the most allowed)."""
 
@@ -145,6 +148,9 @@ def choose_plan(
 ) -> TwoStagePlan:
     """Return the plan with the smallest ``Var(estimate) * E[runs]`` under a beta-binomial law.
 
+    A plan that goes on is chosen only where it promises at least 10% fewer
+    runs than the fixed plan of `first` runs each.
+
     Task rates are Beta with `mean` and intra-task correlation `icc` (0: one
     rate for all). The variance is of one task's estimate of `statistic` at
     `k`, over tasks and runs; for a chosen precision the tasks needed grow
@@ -161,11 +167,11 @@ def choose_plan(
     >>> choose_plan(0.85, 0.0, first=5, most=20, k=5, statistic="pass_pow_k")
     TwoStagePlan(first=5, total=20, low=2, high=5)
 
-    Tasks that differ (icc 0.4) around 0.5: only a task that passed four or
+    Tasks that differ (icc 0.2) around 0.5: only a task that passed four or
     five of its first runs may have a pass^5 worth measuring again.
 
-    >>> choose_plan(0.5, 0.4, first=5, most=20, k=5, statistic="pass_pow_k")
-    TwoStagePlan(first=5, total=8, low=4, high=5)
+    >>> choose_plan(0.5, 0.2, first=5, most=20, k=5, statistic="pass_pow_k")
+    TwoStagePlan(first=5, total=10, low=4, high=5)
 
     Around 0.85 they differ so much that the tasks' own spread dominates: no
     task goes on.
@@ -183,10 +189,9 @@ def choose_plan(
     log_first = _log_chances(mean, icc, first)
     chance_first = _binomials(first) * np.exp(log_first)  # P(c1), c1 = 0..first
     target = float(chance_first @ event_first)  # E[estimate] of the event
-    best, best_score = (
-        TwoStagePlan.fixed(first),
-        (float(chance_first @ event_first**2) - target**2) * first,
-    )
+    best = TwoStagePlan.fixed(first)
+    # a plan that goes on must promise _GAIN fewer runs than the fixed one
+    best_score = (float(chance_first @ event_first**2) - target**2) * first * (1.0 - _GAIN)
     totals = sorted({min(most, math.ceil(first * m)) for m in _MULTIPLES} | {most})
     lows, highs = np.triu_indices(first + 1)  # every [low, high] with low <= high
     for total in totals:
@@ -232,7 +237,7 @@ def choose_plan(
             squares = np.where(paths_in > 0, events_in**2 / paths_in, 0.0) @ one_path
         scores = (stays + squares - target**2) * (first + rest * going)
         plan = int(np.argmin(scores))
-        if scores[plan] < best_score * (1.0 - 1e-9):
+        if scores[plan] < best_score:
             best_score = float(scores[plan])
             best = TwoStagePlan(first, total, int(lows[plan]), int(highs[plan]))
     return best
