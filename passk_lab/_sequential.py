@@ -50,6 +50,8 @@ __all__ = [
 
 _FIT_TASKS = 10
 """Tasks run before a plan may go past the first runs: a fit of fewer says little about them."""
+_REFIT = 1.25
+"""The plan is fitted again once the tasks have grown by this factor since the last fit."""
 
 StopReason: TypeAlias = Literal["half_width", "sign", "max_runs", "max_cost", "exhausted"]
 
@@ -96,6 +98,7 @@ class Ends:
     plans: list[list[TwoStagePlan]] = field(default_factory=list)  # per agent, per task
     n: list[list[int]] = field(default_factory=list)
     c: list[list[int]] = field(default_factory=list)
+    targets: list[list[float]] = field(default_factory=list)  # the target's estimate per task
 
     def values(self, agent: int, ks: Ints, statistic: Statistic) -> Floats:
         """Return every task's unbiased estimate for `agent` at each k (tasks x ks)."""
@@ -160,10 +163,14 @@ def _paired_interval(differences: Floats, confidence_level: float) -> tuple[floa
 
 def _next_plan(design: Design, ends: Ends, agent: int) -> TwoStagePlan:
     """Return the plan for the next batch, from a beta-binomial fit of the tasks so far."""
-    if design.most <= design.first or len(ends.tasks) < _FIT_TASKS:
+    if design.most <= design.first:
         return TwoStagePlan.fixed(design.first)
-    n, c = ends.runs(agent), np.array(ends.c[agent], dtype=np.int64)
-    fit = fit_cells(n, c, np.ones(len(n), dtype=np.int64), model="betabinom")
+    cells, tasks = np.unique(
+        np.stack([ends.runs(agent), np.array(ends.c[agent], dtype=np.int64)]),
+        axis=1,
+        return_counts=True,
+    )
+    fit = fit_cells(cells[0], cells[1], tasks, model="betabinom")
     icc = fit.icc if math.isfinite(fit.icc) else 0.0
     return choose_plan(
         fit.mean, icc, first=design.first, most=design.most, k=design.k, statistic=design.statistic
@@ -171,16 +178,12 @@ def _next_plan(design: Design, ends: Ends, agent: int) -> TwoStagePlan:
 
 
 def _target(design: Design, ends: Ends) -> tuple[float, float]:
-    ks = np.array([design.k])
+    values = np.array(ends.targets[0])
     if design.agents == 1:
-        values = ends.values(0, ks, design.statistic)[:, 0]
         if design.anytime:
             return _anytime_interval(values, design.confidence_level)
         return sequential_interval(values, ends.runs(0), design.k, design.confidence_level)
-    differences = (
-        ends.values(0, ks, design.statistic)[:, 0] - ends.values(1, ks, design.statistic)[:, 0]
-    )
-    return _paired_interval(differences, design.confidence_level)
+    return _paired_interval(values - np.array(ends.targets[1]), design.confidence_level)
 
 
 def _reached(design: Design, low: float, high: float) -> StopReason | None:
@@ -220,7 +223,13 @@ def procedure(design: Design) -> Generator[list[Job], dict[Job, Outcome], Stop]:
     """
     order = np.random.default_rng(design.seed).permutation(design.pool)
     agents = range(design.agents)
-    ends = Ends(plans=[[] for _ in agents], n=[[] for _ in agents], c=[[] for _ in agents])
+    ends = Ends(
+        plans=[[] for _ in agents],
+        n=[[] for _ in agents],
+        c=[[] for _ in agents],
+        targets=[[] for _ in agents],
+    )
+    fitted = 0  # tasks at the last fit
     runs, spent = 0, dict.fromkeys(design.max_cost, 0.0)
     plans = [TwoStagePlan.fixed(design.first) for _ in agents]
     used = 0
@@ -282,9 +291,17 @@ def procedure(design: Design) -> Generator[list[Job], dict[Job, Outcome], Stop]:
                         outcomes[Job(agent, task, run)].passed for run in range(design.first, total)
                     )
                 )
+            batch_n = np.array(ends.n[agent][-len(tasks) :], dtype=np.int64)
+            batch_c = np.array(ends.c[agent][-len(tasks) :], dtype=np.int64)
+            estimates = plans[agent].estimates(
+                batch_n, batch_c, np.array([design.k]), design.statistic
+            )
+            ends.targets[agent].extend(estimates[:, 0].tolist())
         reason = _reached(design, *_target(design, ends))
         if reason is not None:
             return Stop(reason, ends, runs, spent)
         if any(spent[name] >= limit for name, limit in design.max_cost.items()):
             return Stop("max_cost", ends, runs, spent)
-        plans = [_next_plan(design, ends, agent) for agent in agents]
+        if len(ends.tasks) >= max(_FIT_TASKS, _REFIT * fitted):
+            plans = [_next_plan(design, ends, agent) for agent in agents]
+            fitted = len(ends.tasks)

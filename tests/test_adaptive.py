@@ -103,6 +103,9 @@ def test_the_harness_makes_the_procedures_decisions() -> None:
     assert len(result.runs) == stop.runs == sum(stop.ends.n[0])
     assert (result.design["runs"] > 3).any(), "no task went on: the test checks too little"
     assert result.tasks < N_TASKS
+    # the estimates the stopping rule used are the ones the result reports
+    values = stop.ends.values(0, np.array([3]), "pass_pow_k")[:, 0]
+    np.testing.assert_array_equal(stop.ends.targets[0], values)
     # the runs are the table's: run j of task i is OUTCOMES[i, j]
     index = result.runs["task"].str[1:].astype(int).to_numpy()
     assert result.runs["passed"].tolist() == OUTCOMES[index, result.runs["run"]].tolist()
