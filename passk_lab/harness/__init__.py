@@ -11,8 +11,10 @@ an evaluation returns are in :mod:`passk_lab.harness._task`, its options and
 their checks in :mod:`passk_lab.harness._settings`, how runs are timed,
 retried and counted (and :class:`~passk_lab.harness._runner.Evaluation`,
 which runs chosen runs for an adaptive driver) in
-:mod:`passk_lab.harness._runner`, and the ledger's lines in
-:mod:`passk_lab.harness._ledger`.
+:mod:`passk_lab.harness._runner`, the ledger's lines in
+:mod:`passk_lab.harness._ledger`, and :func:`~passk_lab.evaluate_until`, which
+runs tasks from a pool until pass^k is known to a half-width, in
+:mod:`passk_lab.harness._adaptive`.
 
 Examples
 --------
