@@ -43,8 +43,9 @@ with ``l+_i = min(l_i, c / m)``, ``l-_i = min(l_i, c / (1 - m))`` and the bets
 ``l_i = sqrt(2 log(2 / alpha) / (s2_{i-1} i log(1 + i)))``, where
 ``mu_j = (1/2 + x_1 + ... + x_j) / (j + 1)`` and
 ``s2_{i-1} = (1/4 + sum_{j < i} (x_j - mu_j)^2) / i``. Under the mean ``m``,
-``K_t(m)`` is a nonnegative martingale starting at 1, so by Ville's
-inequality it ever reaches ``1 / alpha`` with probability at most ``alpha``;
+``K_t(m)`` is at most ``(K+_t + K-_t) / 2``, a nonnegative martingale
+starting at 1, so by Ville's inequality it ever reaches ``1 / alpha`` with
+probability at most ``alpha``;
 ``{m : K_t(m) < 1 / alpha}`` is the confidence sequence, and its running
 intersection over t (the means never excluded so far) is what is reported.
 Each factor is monotone in ``m``, so every set is an interval.

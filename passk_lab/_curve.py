@@ -319,7 +319,6 @@ def with_costs(curve: pd.DataFrame, summary: Tally, costs: pd.DataFrame) -> pd.D
     first = starts[group]
     last = first + curve["n_tasks"].to_numpy(dtype=np.intp)
     ks = curve["k"].to_numpy(dtype=np.float64)
-    pow_k = curve["pass_pow_k"].to_numpy(dtype=np.float64)
     for name in names:
         values = per_task[name].to_numpy(dtype=np.float64)[order]
         recorded = ~np.isnan(values)
@@ -329,10 +328,23 @@ def with_costs(curve: pd.DataFrame, summary: Tally, costs: pd.DataFrame) -> pd.D
         mean = np.divide(
             total[last] - total[first], tasks, out=np.full(len(curve), np.nan), where=tasks > 0
         )
-        cost = ks * mean
-        unit = name.removeprefix(COST_PREFIX)
+        curve[name] = ks * mean
+        curve[f"{name}_per_pass_pow_k"] = np.nan
+        curve[f"pass_pow_k_per_{name.removeprefix(COST_PREFIX)}"] = np.nan
+    return price_pass_pow_k(curve)
+
+
+def price_pass_pow_k(curve: pd.DataFrame) -> pd.DataFrame:
+    """Set each cost's ``cost_<name>_per_pass_pow_k`` and ``pass_pow_k_per_<name>`` from its row.
+
+    For a curve whose ``pass_pow_k`` was replaced (the adaptive evaluation's
+    estimates): the two columns are ``cost_<name> / pass_pow_k`` and its
+    inverse, in place; `curve` is returned.
+    """
+    pow_k = curve["pass_pow_k"].to_numpy(dtype=np.float64)
+    for name in [str(column) for column in curve if f"{column}_per_pass_pow_k" in curve]:
+        cost = curve[name].to_numpy(dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
-            curve[name] = cost
             curve[f"{name}_per_pass_pow_k"] = cost / pow_k
-            curve[f"pass_pow_k_per_{unit}"] = pow_k / cost
+            curve[f"pass_pow_k_per_{name.removeprefix(COST_PREFIX)}"] = pow_k / cost
     return curve

@@ -33,9 +33,11 @@ from typing import Literal, NamedTuple, TypeAlias
 import numpy as np
 
 from passk_lab._betabinom import fit_cells
+from passk_lab._confidence_sequence import betting_interval
 from passk_lab._mean_intervals import TaskMoments, effective_n_interval
 from passk_lab._two_stage import Statistic, TwoStagePlan, choose_plan
 from passk_lab._typing import Floats, Ints
+from passk_lab._warnings import warn
 
 __all__ = [
     "Design",
@@ -46,6 +48,7 @@ __all__ = [
     "StopReason",
     "procedure",
     "sequential_interval",
+    "target_interval",
 ]
 
 _FIT_TASKS = 10
@@ -149,18 +152,6 @@ def sequential_interval(
     return float(low[0]), float(high[0])
 
 
-def _anytime_interval(values: Floats, confidence_level: float) -> tuple[float, float]:
-    from passk_lab._confidence_sequence import betting_interval
-
-    return betting_interval(values, confidence_level)
-
-
-def _paired_interval(differences: Floats, confidence_level: float) -> tuple[float, float]:
-    from passk_lab._confidence_sequence import betting_interval
-
-    return betting_interval(differences, confidence_level, low=-1.0, high=1.0)
-
-
 def _next_plan(design: Design, ends: Ends, agent: int) -> TwoStagePlan:
     """Return the plan for the next batch, from a beta-binomial fit of the tasks so far."""
     if design.most <= design.first:
@@ -177,13 +168,29 @@ def _next_plan(design: Design, ends: Ends, agent: int) -> TwoStagePlan:
     )
 
 
+def target_interval(
+    design: Design, values: Floats, n: Ints, k: int, *, difference: bool = False
+) -> tuple[float, float]:
+    """Return the interval `design` reports for the mean of per-task estimates at `k`.
+
+    One agent: :func:`sequential_interval`, or with ``anytime`` the betting
+    confidence sequence on [0, 1]. Two agents: the betting sequence, of each
+    agent's estimates on [0, 1] and, with `difference`, of the paired
+    differences on [-1, 1]. `n` is each task's runs.
+    """
+    if difference:
+        return betting_interval(values, design.confidence_level, low=-1.0, high=1.0)
+    if design.agents == 1 and not design.anytime:
+        return sequential_interval(values, n, k, design.confidence_level)
+    return betting_interval(values, design.confidence_level)
+
+
 def _target(design: Design, ends: Ends) -> tuple[float, float]:
     values = np.array(ends.targets[0])
     if design.agents == 1:
-        if design.anytime:
-            return _anytime_interval(values, design.confidence_level)
-        return sequential_interval(values, ends.runs(0), design.k, design.confidence_level)
-    return _paired_interval(values - np.array(ends.targets[1]), design.confidence_level)
+        return target_interval(design, values, ends.runs(0), design.k)
+    differences = values - np.array(ends.targets[1])
+    return target_interval(design, differences, ends.runs(0), design.k, difference=True)
 
 
 def _reached(design: Design, low: float, high: float) -> StopReason | None:
@@ -194,6 +201,18 @@ def _reached(design: Design, low: float, high: float) -> StopReason | None:
     if design.agents == 2 and (low > 0.0 or high < 0.0):
         return "sign"
     return None
+
+
+def _warn_unrecorded(limits: Mapping[str, float], seen: set[str]) -> None:
+    unrecorded = [name for name in limits if name not in seen]
+    if unrecorded:
+        recorded = ", ".join(map(repr, sorted(seen))) or "none"
+        warn(
+            f"max_cost limits {', '.join(map(repr, unrecorded))}, but no run of the first batch "
+            f"recorded a cost of that name (the runs recorded: {recorded}), so that limit cannot "
+            "stop the evaluation; name a cost the runs record, or give the tasks a cost",
+            RuntimeWarning,
+        )
 
 
 def procedure(design: Design) -> Generator[list[Job], dict[Job, Outcome], Stop]:
@@ -230,6 +249,7 @@ def procedure(design: Design) -> Generator[list[Job], dict[Job, Outcome], Stop]:
         targets=[[] for _ in agents],
     )
     fitted = 0  # tasks at the last fit
+    seen: set[str] = set()  # the cost names the runs recorded
     runs, spent = 0, dict.fromkeys(design.max_cost, 0.0)
     plans = [TwoStagePlan.fixed(design.first) for _ in agents]
     used = 0
@@ -237,19 +257,18 @@ def procedure(design: Design) -> Generator[list[Job], dict[Job, Outcome], Stop]:
         if used == design.pool:
             return Stop("exhausted", ends, runs, spent)
         size = min(design.batch, design.pool - used)
+        worst = sum(plan.total if plan.extends else plan.first for plan in plans)  # runs a task
         if design.max_runs is not None:
-            worst = sum(plan.total if plan.extends else plan.first for plan in plans)
             size = min(size, (design.max_runs - runs) // worst)
             if size <= 0:
                 return Stop("max_runs", ends, runs, spent)
-        if ends.tasks and design.max_cost:
-            per_task = min(
-                (limit - spent[name]) / (spent[name] / len(ends.tasks))
-                if spent[name] > 0
-                else math.inf
-                for name, limit in design.max_cost.items()
-            )
-            size = min(size, math.floor(per_task))
+        fits = [  # tasks whose most runs fit the budget left, at the mean cost of a run so far
+            (limit - spent[name]) / (spent[name] / runs * worst)
+            for name, limit in design.max_cost.items()
+            if spent[name] > 0  # nothing spent yet (or no batch run): no mean to judge by
+        ]
+        if fits:
+            size = min(size, math.floor(min(fits)))
             if size <= 0:
                 return Stop("max_cost", ends, runs, spent)
         tasks = order[used : used + size].tolist()
@@ -273,11 +292,14 @@ def procedure(design: Design) -> Generator[list[Job], dict[Job, Outcome], Stop]:
                     )
         if later:
             outcomes = {**outcomes, **(yield later)}
-        for _job, outcome in outcomes.items():
+        for outcome in outcomes.values():
             runs += 1
-            for name in spent:
-                if outcome.cost is not None and name in outcome.cost:
-                    spent[name] += outcome.cost[name]
+            if outcome.cost is not None:
+                seen.update(outcome.cost)
+                for name in spent:
+                    spent[name] += outcome.cost.get(name, 0.0)
+        if not ends.tasks:  # the first batch: say so if a limit names a cost no run records
+            _warn_unrecorded(design.max_cost, seen)
         ends.tasks.extend(tasks)
         for agent in agents:
             for task in tasks:

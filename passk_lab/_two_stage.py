@@ -21,8 +21,10 @@ with k passes.
 
 :func:`choose_plan` picks the plan that needs the fewest runs for a given
 precision, ``Var(estimate) * E[runs]`` smallest, under a beta-binomial fit of
-the tasks run so far. Tasks that passed or failed every first run tell least
-by running again, so the plans it picks go on with the mixed ones.
+the tasks run so far. A task that failed every first run has a pass^k near
+0 and tells little by running again, so the plans it picks go on with the
+tasks that passed some or all of their first runs, where tasks are alike
+enough for a task's further runs to count.
 
 Examples
 --------
@@ -107,40 +109,71 @@ class TwoStagePlan:
         if np.any(on):
             if not self.extends or np.any(n[on] != self.total):
                 raise ValueError(f"a task ended at {set(n[on].tolist())} runs, not {self}")
-            for c_end in np.unique(c[on]).tolist():
-                rows = on & (c == c_end)
-                values[rows] = [self._share(int(c_end), int(k), statistic) for k in ks.tolist()]
+            splits = _splits(self.first, self.total)[self.low : self.high + 1]
+            ends = np.unique(c[on])
+            for column, k in enumerate(ks.tolist()):
+                event = _first_event(self.first, int(k), statistic)[self.low : self.high + 1]
+                paths = splits[:, ends]
+                share = (event @ paths) / paths.sum(axis=0)  # chance of the event at each end
+                value = share if statistic == "pass_pow_k" else 1.0 - share
+                values[on, column] = value[np.searchsorted(ends, c[on])]
         return values
 
-    def _share(self, c: int, k: int, statistic: Statistic) -> float:
-        """Return the share of allowed paths to ``(total, c)`` in the event, as 1 - for pass@k."""
-        rest = self.total - self.first
-        paths = event = 0
-        for c1 in range(self.low, self.high + 1):
-            later = math.comb(rest, c - c1) if 0 <= c - c1 <= rest else 0
-            paths += math.comb(self.first, c1) * later
-            if statistic == "pass_pow_k" and c1 >= k:
-                event += math.comb(self.first - k, c1 - k) * later
-            elif statistic == "pass_at_k" and c1 <= self.first - k:
-                event += math.comb(self.first - k, c1) * later
-        share = event / paths
-        return share if statistic == "pass_pow_k" else 1.0 - share
+
+def _first_event(first: int, k: int, statistic: Statistic) -> Floats:
+    """Per count c1 of first passes, the chance the first k runs all pass (pass^k) or all fail."""
+    passes = np.arange(first + 1)
+    good = passes if statistic == "pass_pow_k" else first - passes
+    event: Floats = products(np.full(first + 1, first), good, np.array([k]))[:, 0]
+    return event
+
+
+def _splits(first: int, total: int) -> Floats:
+    """Return ``P(c1 of the first runs pass | c of all total pass)``, c1 x c.
+
+    Every path to ``(total, c)`` has the same chance, so the share with ``c1``
+    passes among the first runs is hypergeometric: the paths a plan allows to an
+    end, and those in an event, are sums of these shares over the allowed ``c1``.
+    """
+    from scipy import stats
+
+    c1, c = np.arange(first + 1)[:, None], np.arange(total + 1)[None, :]
+    shares: Floats = np.asarray(stats.hypergeom.pmf(c1, total, c, first), dtype=np.float64)
+    return shares
 
 
 def _log_chances(mean: float, icc: float, n: int) -> Floats:
-    """``log E[p^c (1 - p)^(n - c)]`` for c = 0..n, p ~ Beta of `mean` and `icc` (one path)."""
+    """``log E[p^c (1 - p)^(n - c)]`` for c = 0..n, p ~ Beta of `mean` and `icc` (one path).
+
+    Sums of logs of the ratios ``(alpha + i) / (alpha + beta + i)``, not
+    differences of beta functions, so that a fit's icc of 1e-17 (shapes of
+    1e17) loses no precision.
+    """
     c = np.arange(n + 1, dtype=np.float64)
     if icc <= 0.0:
         binomial: Floats = c * np.log(mean) + (n - c) * np.log1p(-mean)
         return binomial
     scale = (1.0 - icc) / icc
     alpha, beta = mean * scale, (1.0 - mean) * scale
-    logs: Floats = special.betaln(alpha + c, beta + n - c) - special.betaln(alpha, beta)
+    # E[p^c (1 - p)^(n - c)] = prod_{i < c} (a + i) / (a + b + i)
+    #                         * prod_{j < n - c} (b + j) / (a + b + c + j)
+    i = np.arange(n, dtype=np.float64)
+    passes = np.concatenate([[0.0], np.cumsum(np.log((alpha + i) / (alpha + beta + i)))])
+    j = i[None, :]
+    fails = np.where(
+        j < (n - c)[:, None], np.log((beta + j) / (alpha + beta + c[:, None] + j)), 0.0
+    ).sum(axis=1)
+    logs: Floats = passes + fails
     return logs
 
 
-def _binomials(n: int) -> Floats:
-    return np.array([math.comb(n, c) for c in range(n + 1)], dtype=np.float64)
+def _log_binomials(n: int) -> Floats:
+
+    c = np.arange(n + 1, dtype=np.float64)
+    logs: Floats = (
+        special.gammaln(n + 1.0) - special.gammaln(c + 1.0) - special.gammaln(n - c + 1.0)
+    )
+    return logs
 
 
 def choose_plan(
@@ -181,61 +214,30 @@ def choose_plan(
     """
     if not (0.0 < mean < 1.0 and 0.0 <= icc < 1.0):
         return TwoStagePlan.fixed(first)
-    event_first = (
-        products(np.full(first + 1, first), np.arange(first + 1), np.array([k]))[:, 0]
-        if statistic == "pass_pow_k"
-        else products(np.full(first + 1, first), first - np.arange(first + 1), np.array([k]))[:, 0]
-    )
-    log_first = _log_chances(mean, icc, first)
-    chance_first = _binomials(first) * np.exp(log_first)  # P(c1), c1 = 0..first
-    target = float(chance_first @ event_first)  # E[estimate] of the event
+    event = _first_event(first, k, statistic)  # per c1: the event's chance given c1
+    chance_first = np.exp(_log_binomials(first) + _log_chances(mean, icc, first))  # P(c1)
+    target = float(chance_first @ event)  # E[estimate]
     best = TwoStagePlan.fixed(first)
     # a plan that goes on must promise _GAIN fewer runs than the fixed one
-    best_score = (float(chance_first @ event_first**2) - target**2) * first * (1.0 - _GAIN)
+    best_score = (float(chance_first @ event**2) - target**2) * first * (1.0 - _GAIN)
     totals = sorted({min(most, math.ceil(first * m)) for m in _MULTIPLES} | {most})
     lows, highs = np.triu_indices(first + 1)  # every [low, high] with low <= high
+    inside = np.concatenate([[0.0], np.cumsum(chance_first)])
+    going = inside[highs + 1] - inside[lows]  # P(goes on), per plan
+    kept = np.concatenate([[0.0], np.cumsum(chance_first * event**2)])
+    stays = kept[-1] - (kept[highs + 1] - kept[lows])  # E[estimate^2; stopped], per plan
     for total in totals:
         if total <= first:
             continue
-        rest = total - first
-        c = np.arange(total + 1)
-        # ways[c1, c]: paths with c1 first passes and c in all
-        later = np.array(
-            [
-                [math.comb(rest, e - c1) if 0 <= e - c1 <= rest else 0 for e in c]
-                for c1 in range(first + 1)
-            ],
-            dtype=np.float64,
-        )
-        ways = _binomials(first)[:, None] * later
-        if statistic == "pass_pow_k":
-            hits = (
-                np.array(
-                    [math.comb(first - k, c1 - k) if c1 >= k else 0 for c1 in range(first + 1)],
-                    dtype=np.float64,
-                )[:, None]
-                * later
-            )
-        else:
-            hits = (
-                np.array(
-                    [math.comb(first - k, c1) if c1 <= first - k else 0 for c1 in range(first + 1)],
-                    dtype=np.float64,
-                )[:, None]
-                * later
-            )
-        paths = np.cumsum(np.vstack([np.zeros(total + 1), ways]), axis=0)
-        events = np.cumsum(np.vstack([np.zeros(total + 1), hits]), axis=0)
-        paths_in = paths[highs + 1] - paths[lows]  # plans x c
+        splits = _splits(first, total)  # c1 x c
+        paths = np.cumsum(np.vstack([np.zeros(total + 1), splits]), axis=0)
+        events = np.cumsum(np.vstack([np.zeros(total + 1), splits * event[:, None]]), axis=0)
+        paths_in = paths[highs + 1] - paths[lows]  # plans x c: shares of paths a plan allows
         events_in = events[highs + 1] - events[lows]
-        inside = np.cumsum(np.concatenate([[0.0], chance_first]))
-        going = inside[highs + 1] - inside[lows]  # P(goes on), per plan
-        staying = np.cumsum(np.concatenate([[0.0], chance_first * event_first**2]))
-        stays = staying[-1] - (staying[highs + 1] - staying[lows])  # E[Y^2; stopped]
-        one_path = np.exp(_log_chances(mean, icc, total))
+        ends = np.exp(_log_binomials(total) + _log_chances(mean, icc, total))  # P(c of total)
         with np.errstate(invalid="ignore", divide="ignore"):
-            squares = np.where(paths_in > 0, events_in**2 / paths_in, 0.0) @ one_path
-        scores = (stays + squares - target**2) * (first + rest * going)
+            squares = np.where(paths_in > 0, events_in**2 / paths_in, 0.0) @ ends
+        scores = (stays + squares - target**2) * (first + (total - first) * going)
         plan = int(np.argmin(scores))
         if scores[plan] < best_score:
             best_score = float(scores[plan])

@@ -229,10 +229,15 @@ def test_a_resume_that_changes_the_design_or_loosens_a_limit_is_refused(tmp_path
     pk.evaluate_until(table_tasks(), ledger=path, **SETTINGS)
     with pytest.raises(ValueError, match="batch: the ledger has 10, this evaluation has 20"):
         pk.evaluate_until(table_tasks(), ledger=path, resume=True, **{**SETTINGS, "batch": 20})
-    with pytest.raises(ValueError, match=r"looser limits .*half_width 0.2 > 0.1"):
+    with pytest.raises(ValueError, match=r"stop the evaluation sooner .*half_width 0.2 > 0.1"):
         pk.evaluate_until(
             table_tasks(), ledger=path, resume=True, **{**SETTINGS, "half_width": 0.2}
         )
+    added = {**SETTINGS, "max_cost": {"usd": 1.0}}
+    with pytest.raises(ValueError, match=r"max_cost 'usd' 1\.0, where the ledger had no limit"):
+        pk.evaluate_until(table_tasks(), ledger=path, resume=True, **added)
+    with pytest.raises(ValueError, match="max_runs 50, where the ledger had no limit"):
+        pk.evaluate_until(table_tasks(), ledger=path, resume=True, **{**SETTINGS, "max_runs": 50})
     with pytest.raises(ValueError, match="resume it with evaluate_until"):
         pk.evaluate(table_tasks(), MOST, ledger=path, resume=True)
     plain = tmp_path / "plain.jsonl"
@@ -264,6 +269,9 @@ def test_a_resume_without_a_seed_takes_the_ledgers(tmp_path) -> None:
         ({"max_runs": 0}, "max_runs"),
         ({"batch": 0}, "batch"),
         ({"ledger": ("a", "b")}, "one agent keeps one ledger"),
+        ({"max_runs": 2}, "max_runs = 2 is fewer than one task's 3 first runs"),
+        ({"rng": -1}, "rng must be a seed >= 0"),
+        ({"guard": lambda fn, ms: fn()}, "pass run_timeout_ms as well"),
     ],
 )
 def test_bad_settings_are_refused_before_any_run(change, message) -> None:
@@ -359,3 +367,112 @@ def test_the_anytime_interval_is_the_betting_sequence_and_needs_more_runs() -> N
     assert (row.pass_pow_k_low, row.pass_pow_k_high) == pytest.approx(
         betting_interval(shares, 0.95)
     )
+
+
+def test_an_empty_pool_or_ids_of_two_kinds_are_refused_before_any_run() -> None:
+    with pytest.raises(ValueError, match="evaluate_until needs a pool of at least one task"):
+        pk.evaluate_until([], **SETTINGS)
+    ran = []
+    mixed = [
+        pk.Task(run=lambda: ran.append(1) or True, id=i if i % 2 else str(i)) for i in range(6)
+    ]
+    with pytest.raises(ValueError, match=r"mixes task ids of two kinds, such as '0' \(str\) and 1"):
+        pk.evaluate_until(mixed, **SETTINGS)
+    assert not ran
+    tasks = table_tasks()
+    with pytest.raises(TypeError, match=r"against\[2\] is a str, not a Task"):
+        pk.evaluate_until(tasks, against=[*tasks[:2], "x", *tasks[3:]], **SETTINGS)
+
+
+def test_a_cost_limit_on_runs_that_record_no_such_cost_warns_and_never_stops() -> None:
+    with pytest.warns(RuntimeWarning, match=r"max_cost limits 'USD', but no run .* 'usd'"):
+        result = pk.evaluate_until(table_tasks(paid=True), **{**SETTINGS, "max_cost": {"USD": 1.0}})
+    assert result.stopped_because == "half_width"
+    with pytest.warns(RuntimeWarning, match="the runs recorded: none"):
+        free = pk.evaluate_until(table_tasks(), **{**SETTINGS, "max_cost": {"usd": 1.0}})
+    assert free.stopped_because == "half_width"
+
+
+def test_the_cost_per_passing_task_uses_the_designs_pass_pow_k() -> None:
+    result = pk.evaluate_until(table_tasks(paid=True), **{**SETTINGS, "half_width": 0.05})
+    assert (result.design["runs"] > 3).any()
+    curve = result.curve
+    np.testing.assert_allclose(
+        curve["cost_usd_per_pass_pow_k"], curve["cost_usd"] / curve["pass_pow_k"]
+    )
+    np.testing.assert_allclose(curve["pass_pow_k_per_usd"], curve["pass_pow_k"] / curve["cost_usd"])
+
+
+def test_runs_that_finish_out_of_order_make_the_same_decisions() -> None:
+    import asyncio
+
+    def async_tasks():
+        calls: dict[int, int] = {}
+
+        def make(i):
+            async def run() -> bool:
+                j = calls.get(i, 0)
+                calls[i] = j + 1
+                await asyncio.sleep(0.001 * ((i * 7 + j * 3) % 5))  # later runs may end first
+                return bool(OUTCOMES[i, j])
+
+            return run
+
+        return [pk.Task(run=make(i), id=f"t{i}") for i in range(N_TASKS)]
+
+    settings = {**SETTINGS, "half_width": 0.15}
+    together = pk.evaluate_until(async_tasks(), concurrency=8, **settings)
+    alone = pk.evaluate_until(table_tasks(), **settings)
+    pd.testing.assert_frame_equal(together.design, alone.design)
+    assert together.stopped_because == alone.stopped_because
+
+
+def test_two_agents_resume_from_their_two_ledgers(tmp_path) -> None:
+    paths = (tmp_path / "a.jsonl", tmp_path / "b.jsonl")
+    worse = OUTCOMES & (np.random.default_rng(13).random(OUTCOMES.shape) < 0.8)
+
+    def tasks_of(table, start=None):
+        calls = dict(start or {})
+
+        def make(i):
+            def run():
+                j = calls.get(f"t{i}", 0)
+                calls[f"t{i}"] = j + 1
+                return bool(table[i, j])
+
+            return run
+
+        return [pk.Task(run=make(i), id=f"t{i}") for i in range(N_TASKS)]
+
+    settings = {**SETTINGS, "half_width": 0.3}
+    first = pk.evaluate_until(tasks_of(OUTCOMES), against=tasks_of(worse), ledger=paths, **settings)
+    starts = [
+        first.runs[first.runs["agent"] == agent].groupby("task")["run"].count().to_dict()
+        for agent in ("a", "b")
+    ]
+    tighter = {**settings, "half_width": 0.1}
+    resumed = pk.evaluate_until(
+        tasks_of(OUTCOMES, starts[0]),
+        against=tasks_of(worse, starts[1]),
+        ledger=paths,
+        resume=True,
+        **tighter,
+    )
+    fresh = pk.evaluate_until(tasks_of(OUTCOMES), against=tasks_of(worse), **tighter)
+    pd.testing.assert_frame_equal(resumed.design, fresh.design)
+    pd.testing.assert_frame_equal(resumed.comparison, fresh.comparison)
+    for agent, path in zip(("a", "b"), paths, strict=True):
+        assert len(pk.read_ledger(path).runs) == (fresh.runs["agent"] == agent).sum()
+
+
+def test_a_refused_second_ledger_leaves_the_first_untouched(tmp_path) -> None:
+    paths = (tmp_path / "a.jsonl", tmp_path / "b.jsonl")
+    pk.evaluate_until(table_tasks(), against=table_tasks(), ledger=paths, **SETTINGS)
+    before = paths[0].read_bytes()
+    paths[1].unlink()
+    pk.evaluate(table_tasks()[:5], 3, ledger=paths[1])  # b's ledger is now another evaluation's
+    with pytest.raises(ValueError, match=r"b\.jsonl' records an evaluation of every run"):
+        pk.evaluate_until(
+            table_tasks(), against=table_tasks(), ledger=paths, resume=True, **SETTINGS
+        )
+    assert paths[0].read_bytes() == before

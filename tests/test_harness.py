@@ -915,19 +915,6 @@ def test_an_adaptive_evaluation_records_its_settings_and_checks_a_resumed_ledger
         evaluate(tasks, 4, ledger=path, resume=True)
 
 
-def test_an_evaluation_names_its_function_in_the_resume_hint(tmp_path):
-    path = tmp_path / "ledger.jsonl"
-    tasks, _ = counting_tasks(2)
-    evaluation = Evaluation(make_plan(tasks, 3, ledger=path), total=10)
-    try:
-        run_in_loop(lambda: evaluation.run([(0, 0)]))
-    finally:
-        evaluation.close()
-    hint = evaluation.resume_hint("evaluate_until")
-    assert hint.startswith("evaluate_until was interrupted: 1 of 10 runs are recorded")
-    assert "call evaluate_until again" in hint
-
-
 def test_run_in_loop_runs_on_a_worker_threads_loop_when_one_is_running():
     async def main() -> str:
         await asyncio.sleep(0)

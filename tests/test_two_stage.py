@@ -98,12 +98,14 @@ def _beta_moments(
     """
     from scipy import special
 
-    scale = (1 - icc) / icc
-    a, b = mean * scale, (1 - mean) * scale
     value = square = runs = 0.0
     for path in _paths(plan):
         n, c = len(path), sum(path)
-        chance = math.exp(special.betaln(a + c, b + n - c) - special.betaln(a, b))
+        if icc == 0:
+            chance = mean**c * (1 - mean) ** (n - c)
+        else:
+            a, b = mean * (1 - icc) / icc, (1 - mean) * (1 - icc) / icc
+            chance = math.exp(special.betaln(a + c, b + n - c) - special.betaln(a, b))
         estimate = float(
             plan.estimates(np.array([n]), np.array([c]), np.array([k]), statistic)[0, 0]
         )  # type: ignore[arg-type]
@@ -113,9 +115,13 @@ def _beta_moments(
     return value, square, runs
 
 
-def test_the_plan_chosen_needs_the_fewest_runs_of_the_plans_compared() -> None:
-    mean, icc, first, most, k = 0.7, 0.05, 3, 6, 3
-    chosen = choose_plan(mean, icc, first=first, most=most, k=k, statistic="pass_pow_k")
+@pytest.mark.parametrize(
+    ("statistic", "mean", "icc"),
+    [("pass_pow_k", 0.7, 0.05), ("pass_at_k", 0.4, 0.05), ("pass_pow_k", 0.8, 0.0)],
+)
+def test_the_plan_chosen_needs_the_fewest_runs_of_the_plans_compared(statistic, mean, icc) -> None:
+    first, most, k = 3, 6, 3
+    chosen = choose_plan(mean, icc, first=first, most=most, k=k, statistic=statistic)
     scores = {}
     # totals compared: 1.5, 2, 3, ... times the 3 first runs, rounded up and capped at 6
     candidates = [TwoStagePlan.fixed(first)] + [
@@ -125,14 +131,14 @@ def test_the_plan_chosen_needs_the_fewest_runs_of_the_plans_compared() -> None:
         for high in range(low, first + 1)
     ]
     for plan in candidates:
-        value, square, runs = _beta_moments(mean, icc, plan, k, "pass_pow_k")
+        value, square, runs = _beta_moments(mean, icc, plan, k, statistic)
         scores[plan] = (square - value**2) * runs
     best = min(scores, key=scores.__getitem__)
     fixed = scores[TwoStagePlan.fixed(first)]
     # a plan that goes on is chosen where it promises 10% fewer runs than the fixed one
     assert scores[best] <= 0.9 * fixed, "the test checks too little: no plan goes on here"
     assert scores[chosen] == pytest.approx(scores[best], rel=1e-6)
-    assert choose_plan(mean, 0.6, first=first, most=most, k=k, statistic="pass_pow_k") == (
+    assert choose_plan(mean, 0.6, first=first, most=most, k=k, statistic=statistic) == (
         TwoStagePlan.fixed(first)
     )
 
@@ -148,3 +154,22 @@ def test_plans_follow_the_tasks() -> None:
     assert choose_plan(
         1.0, 0.0, first=5, most=20, k=5, statistic="pass_pow_k"
     ) == TwoStagePlan.fixed(5)
+
+
+@pytest.mark.parametrize("mean", [0.3, 0.9666666666666667, 0.99])
+def test_a_fit_at_the_edge_of_identical_tasks_plans_as_identical_tasks(mean) -> None:
+    # a beta-binomial fit at its boundary returns an icc such as 3.6e-17 (shapes of 1e17)
+    for icc in (3.5679772489937166e-17, 1e-13):
+        assert choose_plan(mean, icc, first=5, most=20, k=5, statistic="pass_pow_k") == (
+            choose_plan(mean, 0.0, first=5, most=20, k=5, statistic="pass_pow_k")
+        )
+
+
+def test_many_runs_per_task_plan_without_overflow() -> None:
+    plan = choose_plan(0.5, 0.02, first=5, most=1100, k=5, statistic="pass_pow_k")
+    assert plan.first == 5
+    assert plan.total <= 1100
+    value = TwoStagePlan(5, 1100, 1, 5).estimates(
+        np.array([1100]), np.array([600]), np.array([5]), "pass_pow_k"
+    )
+    assert 0.0 <= value[0, 0] <= 1.0

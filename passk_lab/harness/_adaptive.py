@@ -18,6 +18,7 @@ import asyncio
 import math
 import numbers
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,19 +28,19 @@ import numpy as np
 import pandas as pd
 
 from passk_lab._checks import confidence, positive_int
-from passk_lab._confidence_sequence import betting_interval
+from passk_lab._curve import price_pass_pow_k
 from passk_lab._sequential import (
     Design,
     Ends,
     Outcome,
     Stop,
     procedure,
-    sequential_interval,
+    target_interval,
 )
 from passk_lab._two_stage import STATISTICS, Statistic
 from passk_lab._warnings import warn
 from passk_lab.estimators import reliability_curve
-from passk_lab.harness._ledger import RunRecord, json_id, read_ledger, runs_frame
+from passk_lab.harness._ledger import RunRecord, cost_totals, json_id, read_ledger, runs_frame
 from passk_lab.harness._runner import Evaluation, run_in_loop
 from passk_lab.harness._settings import make_plan
 from passk_lab.harness._task import EvalResult, Guard, Task
@@ -68,8 +69,11 @@ class AdaptiveResult(EvalResult):
 
     The fields of :class:`~passk_lab.EvalResult` describe the (first) agent:
     ``tasks`` evaluated, ``k`` the target's, ``pass_at_1`` and ``pass_pow_k``
-    the curve's unbiased estimates (a task's runs depend on its outcomes, so
-    they are not the plain ``wins / n`` means), ``runs`` every run made (both
+    the curve's estimates (means of per-task estimates that are unbiased for
+    a task whose runs depend on its outcomes, unlike the plain ``wins / n``;
+    stopping when the interval is narrow, itself a data-dependent rule, leaves
+    their mean a small bias, which ``study/adaptive_coverage.py`` measures),
+    ``runs`` every run made (both
     agents', with an ``agent`` column of ``"a"`` and ``"b"``, when there are
     two), ``header`` the (first) ledger's, ``cost`` the totals of all runs.
 
@@ -79,7 +83,7 @@ class AdaptiveResult(EvalResult):
         The :func:`~passk_lab.reliability_curve` of the runs, one row per k
         from 1 to the target's (per agent, with an ``agent`` column, for two),
         with ``pass_pow_k``, ``pass_at_k`` and their intervals replaced by the
-        ones valid under the adaptive design: the unbiased estimates of
+        adaptive design's: the means of the per-task estimates of
         :mod:`passk_lab._two_stage` and, in ``interval_method``,
         ``"sequential"`` (one agent: the interval the stopping rule was
         measured with, see docs/adaptive.md) or ``"betting_sequence"`` (two
@@ -138,18 +142,47 @@ def _seed(rng: object, ledgers: Sequence[Path | None], resume: bool) -> int:
     if isinstance(rng, np.random.Generator):
         return int(rng.integers(2**63))
     if rng is not None:
-        if isinstance(rng, bool) or not isinstance(rng, numbers.Integral) or int(rng) < 0:
-            raise TypeError(
-                f"rng must be a seed (an int >= 0), a numpy Generator or None, got {rng!r}"
-            )
+        if isinstance(rng, bool) or not isinstance(rng, numbers.Integral):
+            raise TypeError(f"rng must be a seed (an int), a numpy Generator or None, got {rng!r}")
+        if int(rng) < 0:
+            raise ValueError(f"rng must be a seed >= 0, got {rng!r}")
         return int(rng)
     if resume:
         for path in ledgers:
-            if path is not None and path.is_file() and path.stat().st_size:
-                adaptive = read_ledger(path).header.get("adaptive") or {}
-                if isinstance(adaptive.get("seed"), int):
-                    return int(adaptive["seed"])
+            adaptive = _recorded(path).get("adaptive") or {}
+            if isinstance(adaptive.get("seed"), int):
+                return int(adaptive["seed"])
     return int(np.random.SeedSequence().generate_state(2, np.uint32).view(np.uint64)[0] >> 1)
+
+
+def _require_one_kind(ids: Sequence[Any], argument: str) -> None:
+    """Refuse task ids that mix text and integers: the runs table could not be counted."""
+    kinds = {type(task_id) for task_id in ids}
+    if len(kinds) > 1:
+        text = next(task_id for task_id in ids if isinstance(task_id, str))
+        other = next(task_id for task_id in ids if not isinstance(task_id, str))
+        raise ValueError(
+            f"{argument} mixes task ids of two kinds, such as {text!r} (str) and {other!r} "
+            f"({type(other).__name__}); give every Task an id of one kind (str(id) for all)"
+        )
+
+
+def _recorded(path: Path | None) -> dict[str, Any]:
+    """Return a ledger's effective header, or an empty one where there is none to resume.
+
+    Read ahead of the evaluation, without the lock (which the evaluation takes
+    and checks again under); its warnings are the evaluation's to give.
+    """
+    if path is None or not path.is_file() or not path.stat().st_size:
+        return {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return read_ledger(path).header
+        except ValueError as error:
+            if "is empty" in str(error):  # a half-written header: the evaluation starts afresh
+                return {}
+            raise
 
 
 def _paths(ledger: object, agents: int) -> list[Path | None]:
@@ -166,16 +199,37 @@ def _paths(ledger: object, agents: int) -> list[Path | None]:
     return [Path(os.fspath(ledger))]  # type: ignore[call-overload]
 
 
-def _check(settings: dict[str, Any], ids: list[Any]) -> Any:
-    """Return the check that a resumed ledger records this adaptive evaluation, or a looser one."""
+def _sooner(recorded: dict[str, Any], settings: dict[str, Any]) -> list[str]:
+    """Return the limits of `settings` that would stop an evaluation sooner than `recorded`'s."""
+    sooner = []
+    if settings["half_width"] > recorded["half_width"]:
+        sooner.append(f"half_width {settings['half_width']} > {recorded['half_width']}")
+    old_runs, new_runs = recorded["max_runs"], settings["max_runs"]
+    if new_runs is not None and (old_runs is None or new_runs < old_runs):
+        sooner.append(
+            f"max_runs {new_runs}, where the ledger had "
+            + ("no limit" if old_runs is None else str(old_runs))
+        )
+    for name, limit in settings["max_cost"].items():
+        old = recorded["max_cost"].get(name)
+        if old is None or limit < old:
+            sooner.append(
+                f"max_cost {name!r} {limit}, where the ledger had "
+                + ("no limit" if old is None else str(old))
+            )
+    return sooner
+
+
+def _check(settings: dict[str, Any], ids: list[Any], path: Path) -> Any:
+    """Return the check that a resumed ledger records this evaluation, or one stopped sooner."""
 
     def check(header: dict[str, Any]) -> None:
         recorded = header.get("adaptive")
         if recorded is None:
             raise ValueError(
-                "this ledger records an evaluation of every run (evaluate), not an adaptive "
-                "one; resume it with evaluate(..., resume=True), or give evaluate_until a new "
-                "ledger path"
+                f"the ledger {str(path)!r} records an evaluation of every run (evaluate), not "
+                "an adaptive one; resume it with evaluate(..., resume=True), or give "
+                "evaluate_until a new ledger path"
             )
         differences = [
             f"{key}: the ledger has {recorded.get(key)!r}, this evaluation has {settings[key]!r}"
@@ -184,32 +238,19 @@ def _check(settings: dict[str, Any], ids: list[Any]) -> Any:
         ]
         if header.get("tasks") != ids:
             differences.append("tasks: the ledger's pool is not this evaluation's")
-        if header.get("k") != settings["max_runs_per_task"]:
-            differences.append(f"max_runs_per_task: the ledger's runs go to {header.get('k')}")
         if differences:
             raise ValueError(
-                "cannot resume: the ledger records another adaptive evaluation ("
+                f"cannot resume from {str(path)!r}: it records another adaptive evaluation ("
                 + "; ".join(differences)
                 + "). Resume with its settings (its decisions rest on them), or give a new path"
             )
-        looser = []
-        if settings["half_width"] > recorded["half_width"]:
-            looser.append(f"half_width {settings['half_width']} > {recorded['half_width']}")
-        old_runs, new_runs = recorded["max_runs"], settings["max_runs"]
-        if (old_runs is None and new_runs is not None) or (new_runs or math.inf) < (
-            old_runs or math.inf
-        ):
-            looser.append(f"max_runs {new_runs} < {old_runs}")
-        for name, limit in recorded["max_cost"].items():
-            if settings["max_cost"].get(name, limit) < limit:
-                looser.append(f"max_cost {name} {settings['max_cost'][name]} < {limit}")
-        if looser:
+        sooner = _sooner(recorded, settings)
+        if sooner:
             raise ValueError(
-                "cannot resume with looser limits than the ledger's ("
-                + "; ".join(looser)
-                + "): the evaluation might then have stopped before runs the ledger holds. "
-                "Resume with the same limits or tighter ones (a smaller half_width, larger "
-                "max_runs or max_cost) to go on from where it stopped"
+                f"cannot resume from {str(path)!r} with limits that would stop the evaluation "
+                "sooner than the ledger's (" + "; ".join(sooner) + "): runs it holds might "
+                "then go unused. Resume with the same limits, or ones that let it go further "
+                "(a smaller half_width, a larger max_runs or max_cost, or none)"
             )
 
     return check
@@ -237,12 +278,6 @@ async def _drive(evaluations: list[Evaluation], design: Design) -> Stop:
             return result
 
 
-def _interval(values: np.ndarray, n: np.ndarray, k: int, design: Design) -> tuple[float, float]:
-    if design.agents == 1 and not design.anytime:
-        return sequential_interval(values, n, k, design.confidence_level)
-    return betting_interval(values, design.confidence_level)
-
-
 def _curve(runs: pd.DataFrame, ends: Ends, agent: int, design: Design) -> pd.DataFrame:
     """Return one agent's reliability curve, with the design's estimates and intervals."""
     ks = np.arange(1, design.k + 1)
@@ -250,7 +285,7 @@ def _curve(runs: pd.DataFrame, ends: Ends, agent: int, design: Design) -> pd.Dat
     n = ends.runs(agent)
     for statistic in STATISTICS:
         values = ends.values(agent, ks, statistic)
-        limits = [_interval(values[:, j], n, int(k), design) for j, k in enumerate(ks)]
+        limits = [target_interval(design, values[:, j], n, int(k)) for j, k in enumerate(ks)]
         curve[statistic] = values.mean(axis=0)
         curve[f"{statistic}_low"] = [low for low, _ in limits]
         curve[f"{statistic}_high"] = [high for _, high in limits]
@@ -260,7 +295,7 @@ def _curve(runs: pd.DataFrame, ends: Ends, agent: int, design: Design) -> pd.Dat
     curve["p_pow_k_high"] = first["pass_pow_k_high"] ** ks
     method = "sequential" if design.agents == 1 and not design.anytime else "betting_sequence"
     curve["interval_method"] = pd.array([method] * len(ks), dtype="str")
-    return curve
+    return price_pass_pow_k(curve)
 
 
 def _records(evaluation: Evaluation, ends: Ends, agent: int) -> list[RunRecord]:
@@ -314,7 +349,8 @@ def _result(evaluations: list[Evaluation], stop: Stop, design: Design) -> Adapti
     ks = np.array([design.k])
     if agents == 2:
         a, b = (stop.ends.values(agent, ks, design.statistic)[:, 0] for agent in range(2))
-        low, high = betting_interval(a - b, design.confidence_level, low=-1.0, high=1.0)
+        runs_a = stop.ends.runs(0)
+        low, high = target_interval(design, a - b, runs_a, design.k, difference=True)
         comparison = pd.DataFrame(
             {
                 "statistic": [design.statistic],
@@ -327,13 +363,6 @@ def _result(evaluations: list[Evaluation], stop: Stop, design: Design) -> Adapti
                 "n_tasks": [len(a)],
             }
         )
-    names = dict.fromkeys(name for record in records if record.cost for name in record.cost)
-    cost = {
-        name: math.fsum(
-            record.cost[name] for record in records if record.cost and name in record.cost
-        )
-        for name in names
-    }
     first = curves[0]
     return AdaptiveResult(
         tasks=len(stop.ends.tasks),
@@ -342,7 +371,7 @@ def _result(evaluations: list[Evaluation], stop: Stop, design: Design) -> Adapti
         pass_pow_k=float(first["pass_pow_k"].iloc[-1]),
         runs=pd.concat(runs, ignore_index=True) if agents == 2 else runs[0],
         header=evaluations[0].header,
-        cost=cost,
+        cost=cost_totals(records),
         curve=pd.concat(curves, ignore_index=True) if agents == 2 else curves[0],
         stopped_because=stop.reason,
         design=pd.concat(designs, ignore_index=True) if agents == 2 else designs[0],
@@ -415,10 +444,12 @@ def evaluate_until(
     max_cost : dict, optional
         Per cost name, the most the evaluation may spend, e.g.
         ``{"usd": 20.0}`` (costs come from the runs, see :class:`Task`).
-        Checked between batches: a batch is cut to the tasks that the mean
-        cost per task so far says still fit, and the evaluation stops once
-        the spend reaches the limit, so the last batch may pass it by what its
-        tasks cost above that mean.
+        Checked between batches: a batch is cut to the tasks whose most runs
+        fit what is left at the mean cost of a run so far, and the evaluation
+        stops once the spend reaches the limit, so the last batch may pass it
+        by what its runs cost above that mean. The first batch, with no mean
+        to judge by, always runs whole: give a small `batch` for a tight
+        budget. A name no run of the first batch records is warned of.
     batch : int
         Tasks drawn per batch: the interval is looked at after each. 10 by
         default.
@@ -520,7 +551,16 @@ def evaluate_until(
     if interval not in ("sequential", "anytime"):
         raise ValueError(f"interval must be 'sequential' or 'anytime', got {interval!r}")
     runs_limit, cost_limit = _limits(max_runs, max_cost)
+    if runs_limit is not None and runs_limit < first * agents:
+        raise ValueError(
+            f"max_runs = {runs_limit} is fewer than one task's {first * agents} first runs "
+            f"(min_runs = {first}{' for each agent' if agents == 2 else ''}); allow at least that"
+        )
+    if guard is not None and run_timeout_ms is None:
+        raise ValueError("guard only applies under a time limit; pass run_timeout_ms as well")
     pool = list(tasks)
+    if not pool:
+        raise ValueError("evaluate_until needs a pool of at least one task to draw from")
     sides = [pool] if against is None else [pool, list(against)]
     if against is not None:
         if len(sides[1]) != len(pool):
@@ -568,40 +608,63 @@ def evaluate_until(
         "backoff_s": backoff_s,
         "progress": progress,
     }
+    # every plan made and every ledger checked before any is opened, so that a refusal of the
+    # second agent's leaves the first's untouched
+    plans, checks, records = [], [], []
+    for agent, (side, path) in enumerate(zip(sides, paths, strict=True)):
+        plan = make_plan(
+            side, most, ledger=path, argument=("tasks", "against")[agent], sized=False, **options
+        )
+        settings = {
+            "k": power,
+            "statistic": statistic,
+            "confidence_level": level,
+            "min_runs": first,
+            "max_runs_per_task": most,
+            "batch": size,
+            "pool": len(pool),
+            "seed": seed,
+            "agent": None if agents == 1 else _AGENTS[agent],
+            "interval": "anytime" if agents == 2 else interval,
+            "half_width": width,
+            "max_runs": runs_limit,
+            "max_cost": cost_limit,
+        }
+        _require_one_kind(plan.ids, ("tasks", "against")[agent])
+        check = None
+        if path is not None:
+            check = _check(settings, [json_id(task, i) for i, task in enumerate(plan.ids)], path)
+            header = _recorded(path) if resume else {}
+            if header:
+                check(header)
+        plans.append(plan)
+        checks.append(check)
+        records.append(settings)
     evaluations: list[Evaluation] = []
     try:
-        for agent, (side, path) in enumerate(zip(sides, paths, strict=True)):
-            plan = make_plan(side, most, ledger=path, **options)
-            settings = {
-                "k": power,
-                "statistic": statistic,
-                "confidence_level": level,
-                "min_runs": first,
-                "max_runs_per_task": most,
-                "batch": size,
-                "pool": len(pool),
-                "seed": seed,
-                "agent": None if agents == 1 else _AGENTS[agent],
-                "interval": "anytime" if agents == 2 else interval,
-                "half_width": width,
-                "max_runs": runs_limit,
-                "max_cost": cost_limit,
-            }
-            ids = [json_id(task_id, index) for index, task_id in enumerate(plan.ids)]
+        for plan, check, settings in zip(plans, checks, records, strict=True):
             evaluations.append(
-                Evaluation(plan, adaptive=settings, check=_check(settings, ids) if path else None)
+                Evaluation(
+                    plan,
+                    adaptive=settings,
+                    check=check,
+                    total=runs_limit,
+                    label="evaluate_until",
+                )
             )
+        made = sum(evaluation.finished for evaluation in evaluations)
         try:
             stop = run_in_loop(lambda: _drive(evaluations, design))
         except KeyboardInterrupt as interrupt:
             finished = sum(evaluation.finished for evaluation in evaluations)
             kept = [os.fspath(path) for path in paths if path is not None]
             interrupt.add_note(
-                f"evaluate_until was interrupted after {finished} runs"
+                f"evaluate_until was interrupted after {finished - made} new runs"
                 + (
-                    f", which are recorded in {', '.join(map(repr, kept))}; call evaluate_until "
-                    "again with the same tasks and settings and resume=True: it makes the same "
-                    "decisions from the recorded runs and runs only what is missing"
+                    f" ({finished} in all are recorded in {', '.join(map(repr, kept))}); call "
+                    "evaluate_until again with the same tasks and settings and resume=True: it "
+                    "makes the same decisions from the recorded runs and runs only what is "
+                    "missing"
                     if kept
                     else "; pass ledger=PATH to keep every finished run, and resume=True to go on"
                 )

@@ -175,6 +175,24 @@ def _encodable_json(value: Any) -> Any:
 # --- the runs table ------------------------------------------------------------------------
 
 
+def cost_totals(records: Sequence[RunRecord]) -> dict[str, float]:
+    """Return, per cost name in order of first appearance, the sum over the runs that recorded it.
+
+    Examples
+    --------
+    >>> run = RunRecord("t", 0, True, None, None, None, False, 1, 0, 0.1, {"usd": 0.25})
+    >>> cost_totals([run, run._replace(run=1, cost=None), run._replace(run=2)])
+    {'usd': 0.5}
+    """
+    names = dict.fromkeys(name for record in records if record.cost for name in record.cost)
+    return {
+        name: math.fsum(
+            record.cost[name] for record in records if record.cost and name in record.cost
+        )
+        for name in names
+    }
+
+
 def runs_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
     """Return the runs table of :class:`passk_lab.EvalResult` for `records`, in their order."""
     columns = list(zip(*records, strict=True)) if records else [()] * len(RunRecord._fields)

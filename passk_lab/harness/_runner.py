@@ -60,6 +60,7 @@ from passk_lab.harness._ledger import (
     RunRecord,
     brief_repr,
     cost_of,
+    cost_totals,
     encodable,
     header,
     json_id,
@@ -413,6 +414,8 @@ class Evaluation:
         ``adaptive`` must equal `adaptive`.
     total : int, optional
         The progress bar's total, ``len(plan.tasks) * plan.k`` by default.
+    label : str
+        The progress bar's label, the function that runs the evaluation.
 
     Attributes
     ----------
@@ -432,6 +435,7 @@ class Evaluation:
         adaptive: Mapping[str, Any] | None = None,
         check: Callable[[dict[str, Any]], None] | None = None,
         total: int | None = None,
+        label: str = "evaluate",
     ) -> None:
         settings = plan.settings
         self.path = settings.ledger
@@ -470,7 +474,7 @@ class Evaluation:
         if settings.progress:
             from tqdm.auto import tqdm
 
-            self.bar = tqdm(total=self.total, initial=self.finished, unit="run", desc="evaluate")
+            self.bar = tqdm(total=self.total, initial=self.finished, unit="run", desc=label)
 
     async def run(self, jobs: Sequence[tuple[int, int]]) -> None:
         """Run every job ``(task index, run index)`` not yet recorded, and record each.
@@ -557,18 +561,18 @@ class Evaluation:
                 RuntimeWarning,
             )
 
-    def resume_hint(self, what: str = "evaluate") -> str:
-        """Say what an interrupted evaluation kept, and how `what` (the function) resumes it."""
+    def resume_hint(self) -> str:
+        """Say what an interrupted evaluation kept, and how :func:`evaluate` resumes it."""
         left = self.total - self.finished
         if self.path is None:
             return (
-                f"{what} was interrupted after {self.finished} of {self.total} runs, which are "
+                f"evaluate was interrupted after {self.finished} of {self.total} runs, which are "
                 f"not kept; pass ledger=PATH to keep every finished run, and resume=True to run "
                 f"only the rest"
             )
         return (
-            f"{what} was interrupted: {self.finished} of {self.total} runs are recorded in the "
-            f"ledger {os.fspath(self.path)!r}; to run the other {left}, call {what} again with "
+            f"evaluate was interrupted: {self.finished} of {self.total} runs are recorded in the "
+            f"ledger {os.fspath(self.path)!r}; to run the other {left}, call evaluate again with "
             f"the same tasks and settings and ledger={os.fspath(self.path)!r}, resume=True"
         )
 
@@ -585,13 +589,6 @@ async def _evaluate(evaluation: Evaluation) -> EvalResult:
         wins = sum(record.passed for record in records[i * plan.k : (i + 1) * plan.k])
         single += wins / plan.k  # the source's accumulation, in its order
         all_k += wins == plan.k
-    names = dict.fromkeys(name for record in records if record.cost for name in record.cost)
-    cost = {
-        name: math.fsum(
-            record.cost[name] for record in records if record.cost and name in record.cost
-        )
-        for name in names
-    }
     return EvalResult(
         n_tasks,
         plan.k,
@@ -599,7 +596,7 @@ async def _evaluate(evaluation: Evaluation) -> EvalResult:
         all_k / n_tasks,
         runs_frame(records),
         evaluation.header,
-        cost,
+        cost_totals(records),
     )
 
 

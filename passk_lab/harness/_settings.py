@@ -156,7 +156,7 @@ def _declared_result(run: Callable[..., Any]) -> object:
         return None
 
 
-def _require_a_verdict(task: Task[Any], position: int) -> None:
+def _require_a_verdict(task: Task[Any], where: str) -> None:
     """Refuse a task that declares a result other than a bool and gives no verdict."""
     if task.passes is not the_result:
         return
@@ -167,7 +167,7 @@ def _require_a_verdict(task: Task[Any], position: int) -> None:
         and not issubclass(declared, bool | np.bool_)
     ):
         raise TypeError(
-            f"tasks[{position}] returns {declared.__name__} (as its run declares) and has no "
+            f"{where} returns {declared.__name__} (as its run declares) and has no "
             "verdict, but only a bool says whether a run passed; give the task a "
             "passes= verdict, such as Task(run=..., passes=lambda result: result == expected)"
         )
@@ -185,11 +185,21 @@ class Plan:
     guard: Guard | None  # None: the runner's own time limit
 
 
-def make_plan(tasks: Sequence[Task[Any]], k: object, **options: Any) -> Plan:
+def make_plan(
+    tasks: Sequence[Task[Any]],
+    k: object,
+    *,
+    argument: str = "tasks",
+    sized: bool = True,
+    **options: Any,
+) -> Plan:
     """Check the arguments of :func:`~passk_lab.evaluate`, `k` and `tasks` first, and plan the runs.
 
     `options` are the keyword options of :func:`~passk_lab.evaluate`, which build the
-    :class:`Settings`.
+    :class:`Settings`. `argument` names `tasks` in messages (``against`` for an
+    adaptive evaluation's second agent). `sized` checks that ``len(tasks) * k``
+    runs fit the memory budget; an adaptive evaluation, which makes far fewer
+    runs than its pool could hold, does not ask.
     """
     runs_per_task = positive_int("k", k)
     task_list = tuple(tasks)
@@ -198,7 +208,7 @@ def make_plan(tasks: Sequence[Task[Any]], k: object, **options: Any) -> Plan:
     for position, task in enumerate(task_list):
         if not isinstance(task, Task):
             raise TypeError(
-                f"tasks[{position}] is a {type(task).__name__}, not a Task; "
+                f"{argument}[{position}] is a {type(task).__name__}, not a Task; "
                 "wrap it as Task(run=..., passes=...)"
             )
     ids = tuple(
@@ -212,16 +222,17 @@ def make_plan(tasks: Sequence[Task[Any]], k: object, **options: Any) -> Plan:
             "give every Task its own id"
         )
     runs = len(task_list) * runs_per_task
-    check_size(
-        "the evaluation",
-        (len(task_list), runs_per_task),
-        _RUN_BYTES,
-        "use a smaller k, or split the tasks over several evaluations",
-        names=("tasks", "runs each"),
-        cells="runs",
-    )
+    if sized:
+        check_size(
+            "the evaluation",
+            (len(task_list), runs_per_task),
+            _RUN_BYTES,
+            "use a smaller k, or split the tasks over several evaluations",
+            names=("tasks", "runs each"),
+            cells="runs",
+        )
     for position, task in enumerate(task_list):
-        _require_a_verdict(task, position)
+        _require_a_verdict(task, f"{argument}[{position}]")
     settings = Settings(**options)
     return Plan(
         tasks=task_list,
