@@ -129,6 +129,7 @@ class Settings:
     cells: list[Cell]
     replicates: dict[str, int]
     seed: int
+    most: int = FIRST  # runs a task may get: evaluate_until's default, no task goes on
 
 
 def grid(quick: bool) -> list[Cell]:
@@ -273,7 +274,7 @@ def replicate_rng(seed: int, cell: Cell, replicate: int) -> np.random.Generator:
 # ---------------------------------------------------------------- one cell
 
 
-def run_cell(cell: Cell, replicates: int, seed: int) -> dict[str, Any]:
+def run_cell(cell: Cell, replicates: int, seed: int, most: int = FIRST) -> dict[str, Any]:
     """Run one cell's replicates; its row of the one-agent or the two-agent table."""
     started = time.perf_counter()
     target = cell_truth(cell)
@@ -283,7 +284,7 @@ def run_cell(cell: Cell, replicates: int, seed: int) -> dict[str, Any]:
     reasons = []
     for replicate in range(replicates):
         rng = replicate_rng(seed, cell, replicate)
-        stop, interval, _ = evaluate(cell, design(cell, int(rng.integers(2**32))), rng)
+        stop, interval, _ = evaluate(cell, design(cell, int(rng.integers(2**32)), most), rng)
         runs[replicate], tasks[replicate], limits[replicate] = (
             stop.runs,
             len(stop.ends.tasks),
@@ -351,14 +352,14 @@ def slowest_first(cell: Cell) -> tuple[int, float, bool]:
     return -cell.agents, cell.half_width, cell.statistic != "pass_pow_k"
 
 
-def _run(job: tuple[Cell, int, int]) -> dict[str, Any]:
+def _run(job: tuple[Cell, int, int, int]) -> dict[str, Any]:
     return run_cell(*job)
 
 
 def run(settings: Settings, processes: int) -> tuple[dict[str, pd.DataFrame], float]:
     """Run every cell over `processes` processes; the one- and two-agent tables and the seconds."""
     cells = sorted(settings.cells, key=slowest_first)
-    jobs = [(cell, settings.replicates[cell.part], settings.seed) for cell in cells]
+    jobs = [(cell, settings.replicates[cell.part], settings.seed, settings.most) for cell in cells]
     started = time.perf_counter()
     if processes > 1:
         with ProcessPoolExecutor(processes) as pool:
@@ -497,8 +498,14 @@ def report(
         "take about 18 minutes.",
         "",
         f"The design: {LABELS['pass_pow_k']} or {LABELS['pass_at_k']} at level {LEVEL}; "
-        f"{FIRST} first runs per task and at most {MOST} (the procedure's two-stage plans, "
-        f"chosen from a beta-binomial fit of the batches before), {BATCH} tasks per batch from "
+        f"{FIRST} first runs per task and at most {settings.most} ("
+        + (
+            "evaluate_until's default: every task gets its first runs and no more"
+            if settings.most == FIRST
+            else "the procedure's two-stage plans, chosen from a beta-binomial fit of the "
+            "batches before"
+        )
+        + f"), {BATCH} tasks per batch from "
         f"a pool of {POOL:,} (never exhausted); the evaluation stops when the interval after "
         "a batch has half-width (high - low) / 2 at most the target, or, for two agents, when "
         "the interval of the difference excludes 0. Task rates are Beta of the mean and the "
@@ -582,6 +589,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
     )
     parser.add_argument("--cell", type=int, action="append", help="run only this cell index")
     parser.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
+    parser.add_argument(
+        "--most",
+        type=int,
+        default=FIRST,
+        help=f"runs a task may get (default {FIRST}, evaluate_until's; {MOST}: two-stage plans)",
+    )
     parser.add_argument("--out", type=Path, help=f"where to write (full run: {OUTPUT})")
     arguments = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(arguments)
@@ -593,12 +606,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
         cells=cells,
         replicates={part: args.replicates or default[part] for part in PARTS},
         seed=args.seed,
+        most=args.most,
     )
     tables, seconds = run(settings, args.jobs)
     command = " ".join(["python study/adaptive_coverage.py", *arguments])
     text = report(tables, settings, seconds, command)
     print(text)
-    out = args.out or (None if args.quick or args.cell else OUTPUT)
+    full = OUTPUT if args.most == FIRST else OUTPUT / "extra_runs"
+    out = args.out or (None if args.quick or args.cell else full)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         for name, table in tables.items():
