@@ -97,7 +97,7 @@ PAIR_ICC = 0.2
 LABELS: dict[Statistic, str] = {"pass_pow_k": f"pass^{K}", "pass_at_k": f"pass@{K}"}
 PARTS = (LABELS["pass_pow_k"], LABELS["pass_at_k"], "two agents")
 REPLICATES = {PARTS[0]: 400, PARTS[1]: 200, PARTS[2]: 100}
-"""Replicates per cell of the full run, per part: what fits in about 18 minutes on two cores."""
+"""Replicates per cell of the full run, per part: about 8 minutes on two cores (15 with --most 20)."""
 QUICK_REPLICATES = 8
 
 
@@ -492,10 +492,7 @@ def report(
         "",
         f"Written by `{command}` (seed {settings.seed}; the CSV files beside this one hold "
         f"every cell). Replicates: {counts}. The run took {seconds / 60:.1f} minutes of wall "
-        "time. The full grid's replicates: the cells cost about 4.4, 1.3 and 1.5 CPU seconds "
-        f"per replicate of all the {PARTS[0]}, {PARTS[1]} and two-agent cells (measured), so "
-        "1,000 replicates each would take about an hour on two free cores; 400, 200 and 100 "
-        "take about 18 minutes.",
+        "time.",
         "",
         f"The design: {LABELS['pass_pow_k']} or {LABELS['pass_at_k']} at level {LEVEL}; "
         f"{FIRST} first runs per task and at most {settings.most} ("
