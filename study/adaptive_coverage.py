@@ -97,7 +97,7 @@ PAIR_ICC = 0.2
 LABELS: dict[Statistic, str] = {"pass_pow_k": f"pass^{K}", "pass_at_k": f"pass@{K}"}
 PARTS = (LABELS["pass_pow_k"], LABELS["pass_at_k"], "two agents")
 REPLICATES = {PARTS[0]: 400, PARTS[1]: 200, PARTS[2]: 100}
-"""Replicates per cell of the full run, per part: about 8 minutes on two cores (15 with --most 20)."""
+"""Replicates per cell of the full run, per part: 8 minutes on two cores (15 with --most 20)."""
 QUICK_REPLICATES = 8
 
 
