@@ -115,3 +115,18 @@ def test_two_agents_share_each_tasks_quantile() -> None:
         law = stats.beta(mean * 4, (1 - mean) * 4)  # icc 0.2: (1 - icc) / icc = 4
         np.testing.assert_allclose(law.cdf(rates[:, agent]), u, rtol=1e-9)
     assert (np.diff(rates, axis=0) > 0).all()
+
+
+def test_the_study_of_extra_runs_gives_the_tasks_the_runs_its_plans_allow(tmp_path, capsys) -> None:
+    study = _study()
+    arguments = ["--quick", "--jobs", "1", "--seed", "3", "--replicates", "2", "--most", "20"]
+    tables = study.main([*arguments, "--out", str(tmp_path)])
+    assert "at most 20 (the procedure's two-stage plans" in capsys.readouterr().out
+    one = tables["one_agent"]
+    runs_per_task = one["mean_runs"] / one["median_tasks"]
+    assert (runs_per_task >= 5).all()
+    assert (runs_per_task <= 20).all()
+    # by default (evaluate_until's) a task gets its first 5 runs and no more
+    default = study.main(["--quick", "--jobs", "1", "--seed", "3", "--replicates", "1"])
+    assert "at most 5 (evaluate_until's default" in capsys.readouterr().out
+    assert (default["one_agent"]["mean_runs"] % 5 == 0).all()

@@ -441,9 +441,9 @@ def evaluate_until(
         task gets `min_runs` runs and no more. Above it, a task whose first
         runs leave most to learn may go on to more, by the two-stage plan the
         fit of the tasks so far favours. The study measured both: with the
-        default interval, extra runs on a task narrowed it less than new tasks
-        did in most of its pools, and cost runs where pass^k is near 0 (see
-        docs/adaptive.md), so they are yours to ask for.
+        default interval, extra runs needed as many runs on average as new
+        tasks, fewer in some pools and more in others, most where pass^k is
+        near 0 (see docs/adaptive.md), so they are yours to ask for.
     max_runs : int, optional
         Runs the evaluation may make in all (both agents together); a batch
         is cut to the tasks whose most runs still fit. None: no limit.
