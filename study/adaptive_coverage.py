@@ -35,8 +35,10 @@ the runs it asks for.
 
 The design
 ----------
-pass^5 or pass@5 (k = 5) at a 0.95 level; 5 first runs per task and at most
-20 (the procedure's two-stage plans), 10 tasks per batch; the evaluation stops
+pass^5 or pass@5 (k = 5) at a 0.95 level; 5 first runs per task and no more
+(``evaluate_until``'s default), or with ``--most 20`` at most 20 (the
+procedure's two-stage plans; tables in ``extra_runs/``), 10 tasks per batch;
+the evaluation stops
 when the interval after a batch has half-width ``(high - low) / 2`` at most
 0.05 or 0.1, or, for two agents, also when the interval of the difference
 excludes 0 (the sign is decided). One agent reports
@@ -97,7 +99,7 @@ PAIR_ICC = 0.2
 LABELS: dict[Statistic, str] = {"pass_pow_k": f"pass^{K}", "pass_at_k": f"pass@{K}"}
 PARTS = (LABELS["pass_pow_k"], LABELS["pass_at_k"], "two agents")
 REPLICATES = {PARTS[0]: 400, PARTS[1]: 200, PARTS[2]: 100}
-"""Replicates per cell of the full run, per part: 8 minutes on two cores (15 with --most 20)."""
+"""Replicates per cell of the full run, per part: 7 minutes on two cores (12 with --most 20)."""
 QUICK_REPLICATES = 8
 
 
@@ -595,6 +597,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
     parser.add_argument("--out", type=Path, help=f"where to write (full run: {OUTPUT})")
     arguments = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(arguments)
+    if args.most < FIRST:
+        parser.error(f"--most must be at least the {FIRST} first runs, got {args.most}")
     cells = grid(args.quick)
     if args.cell:
         cells = [cells[index] for index in args.cell]
@@ -609,7 +613,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
     command = " ".join(["python study/adaptive_coverage.py", *arguments])
     text = report(tables, settings, seconds, command)
     print(text)
-    full = OUTPUT if args.most == FIRST else OUTPUT / "extra_runs"
+    full = {FIRST: OUTPUT, MOST: OUTPUT / "extra_runs"}.get(args.most, OUTPUT / f"most_{args.most}")
     out = args.out or (None if args.quick or args.cell else full)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
