@@ -7,6 +7,8 @@ loads a study from its path finds it through the directory the study appends to
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
@@ -48,3 +50,20 @@ def markdown(table: pd.DataFrame, number: str) -> str:
         for row in table.itertuples(index=False)
     ]
     return "\n".join(lines)
+
+
+def write_tables(out: Path, tables: dict[str, pd.DataFrame], text: str) -> None:
+    r"""Write each table as ``<name>.csv`` (every digit) and `text` as ``tables.md`` in `out`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> out = Path(tempfile.mkdtemp()) / "study"
+    >>> write_tables(out, {"cells": pd.DataFrame({"a": [1 / 3]})}, "# tables\n")
+    >>> sorted(path.name for path in out.iterdir()), (out / "cells.csv").read_text()
+    (['cells.csv', 'tables.md'], 'a\n0.3333333333\n')
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    for name, table in tables.items():
+        table.to_csv(out / f"{name}.csv", index=False, float_format="%.10g")
+    (out / "tables.md").write_text(text, encoding="utf-8")

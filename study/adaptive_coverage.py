@@ -616,10 +616,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
     full = {FIRST: OUTPUT, MOST: OUTPUT / "extra_runs"}.get(args.most, OUTPUT / f"most_{args.most}")
     out = args.out or (None if args.quick or args.cell else full)
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        for name, table in tables.items():
-            table.to_csv(out / f"{name}.csv", index=False, float_format="%.10g")
-        (out / "tables.md").write_text(text, encoding="utf-8")
+        _markdown.write_tables(out, tables, text)
     return tables
 
 

@@ -663,10 +663,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
     print(text)
     out = args.out or (None if args.quick or args.cell else OUTPUT)
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        for name, table in tables.items():
-            table.to_csv(out / f"{name}.csv", index=False, float_format="%.10g")
-        (out / "tables.md").write_text(text, encoding="utf-8")
+        _markdown.write_tables(out, tables, text)
     return tables
 
 
