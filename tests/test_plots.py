@@ -45,63 +45,6 @@ def legend_texts(ax):
     return [text.get_text() for text in ax.get_legend().get_texts()]
 
 
-# --- decay curve -------------------------------------------------------------------------
-
-
-def test_decay_curve_draws_the_measured_curve_its_band_and_both_predictions(tau_bench_runs):
-    curve = pk.reliability_curve(tau_bench_runs, rng=0, predict_to=10)
-    ax = plots.decay_curve(curve)
-    assert ax is plt.gca()
-    (measured,) = lines_by_style(ax, "-")
-    assert measured.get_xdata().tolist() == [1, 2, 3, 4]  # only where tasks have k runs
-    np.testing.assert_allclose(measured.get_ydata(), [0.42, 0.2733, 0.22, 0.20], atol=5e-4)
-    (analytic,) = lines_by_style(ax, "--")
-    np.testing.assert_allclose(analytic.get_ydata(), 0.42 ** np.arange(1, 11))
-    (betabinom,) = lines_by_style(ax, ":")
-    fit = pk.fit_betabinom(tau_bench_runs)
-    np.testing.assert_allclose(betabinom.get_ydata(), fit.pow_k(range(1, 11)))
-    (pass_at_1,) = lines_by_style(ax, "-.")
-    assert list(pass_at_1.get_ydata()) == [0.42, 0.42]
-    measured_band, analytic_band = bands(ax)
-    low, high = band_edges(measured_band)
-    np.testing.assert_allclose(low, curve["pass_pow_k_low"].iloc[:4])
-    np.testing.assert_allclose(high, curve["pass_pow_k_high"].iloc[:4])
-    low, high = band_edges(analytic_band)
-    np.testing.assert_allclose(high, curve["p_pow_k_high"])
-    texts = legend_texts(ax)
-    assert "measured pass$^k$" in texts
-    assert "95% CI of measured pass$^k$" in texts
-    assert "beta-binomial: tasks differ" in texts
-    assert ax.get_xlabel() == "k (runs that must all pass)"
-    assert ax.get_ylim() == (0, 1.02)
-
-
-def test_decay_curve_draws_one_colour_per_group_and_names_the_groups():
-    both = pd.concat(
-        [
-            pk.simulate_coin(p=0.9, tasks=30, k=4, seed=1).assign(model="strong"),
-            pk.simulate_coin(p=0.6, tasks=30, k=4, seed=2).assign(model="weak"),
-        ]
-    )
-    curve = pk.reliability_curve(both, by="model", rng=0, confidence_level=0.9)
-    ax = plots.decay_curve(curve, log=True, bands=False)
-    measured = lines_by_style(ax, "-")
-    assert [line.get_label() for line in measured] == ["model=strong", "model=weak"]
-    assert measured[0].get_color() != measured[1].get_color()
-    for line, (_, part) in zip(measured, curve.groupby("model"), strict=True):
-        np.testing.assert_allclose(line.get_ydata(), part["pass_pow_k"])
-    assert bands(ax) == []
-    assert ax.get_yscale() == "log"
-    assert {"model=strong", "model=weak", "measured pass$^k$"} <= set(legend_texts(ax))
-
-
-def test_decay_curve_refuses_a_table_that_is_not_a_curve():
-    with pytest.raises(ValueError, match=r"no column 'pass_pow_k_low'.*reliability_curve"):
-        plots.decay_curve(pk.tally(pk.simulate_coin()).assign(k=1, pass_pow_k=0.5))
-    with pytest.raises(TypeError, match="DataFrame from reliability_curve"):
-        plots.decay_curve([1, 2])
-
-
 # --- outcome heatmap ---------------------------------------------------------------------
 
 
@@ -273,28 +216,6 @@ def test_measured_vs_analytic_draws_a_range_that_misses_the_mean_when_passes_are
 
 
 # --- comparison --------------------------------------------------------------------------
-
-
-def test_comparison_draws_both_agents_and_the_paired_difference_with_its_band():
-    strong = pk.simulate_coin(p=0.9, tasks=100, k=4, seed=1)
-    weak = pk.simulate_coin(p=0.7, tasks=100, k=4, seed=2)
-    table = pk.compare(strong, weak, rng=0, n_resamples=500)
-    ax = plots.comparison(table, names=("strong", "weak"))
-    first, second, zero, difference = ax.get_lines()
-    rows = table[table["metric"] == "pass_pow_k"]
-    np.testing.assert_allclose(first.get_ydata(), rows["value_a"])
-    np.testing.assert_allclose(second.get_ydata(), rows["value_b"])
-    np.testing.assert_allclose(difference.get_ydata(), rows["difference"])
-    assert list(zero.get_ydata()) == [0, 0]
-    (band,) = bands(ax)
-    low, high = band_edges(band)
-    np.testing.assert_allclose(low, rows["difference_low"])
-    np.testing.assert_allclose(high, rows["difference_high"])
-    assert legend_texts(ax)[:3] == ["strong", "weak", "strong \N{MINUS SIGN} weak"]
-    at_k = plots.comparison(table, metric="pass_at_k", ax=plt.figure().gca())
-    assert at_k.get_ylabel() == "pass@k"
-    with pytest.raises(ValueError, match="no rows for metric 'pass@k'"):
-        plots.comparison(table, metric="pass@k")
 
 
 # --- style and imports -------------------------------------------------------------------
