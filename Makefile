@@ -2,9 +2,15 @@
 # installed into it (editable) with the extras the target needs. Re-running is
 # quick: pip runs again only when pyproject.toml changes.
 
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+PYTHON ?= $(shell command -v python3.11 || command -v python3 || command -v python)
 VENV := .venv
-BIN := $(VENV)/bin
+# a virtual environment keeps its programs in bin/, or in Scripts/ on Windows
+BIN := $(VENV)/$(if $(filter Windows_NT,$(OS)),Scripts,bin)
+
+# make lab: Jupyter refuses to run as root (containers, CI images) unless told it may;
+# LAB_ARGS (or ARGS) go to jupyter lab as they are, e.g. make lab ARGS="--no-browser --port 8900"
+LAB_ARGS ?= $(ARGS)
+AS_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
 .PHONY: demo test lint typecheck pytest lab bench clean
 
@@ -28,7 +34,7 @@ pytest: $(VENV)/.installed-dev
 	$(BIN)/pytest --numprocesses=auto
 
 lab: $(VENV)/.installed-notebooks
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab notebooks/ $(AS_ROOT) $(LAB_ARGS)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
