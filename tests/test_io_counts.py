@@ -106,7 +106,10 @@ def test_damaged_csv_files_are_refused(tmp_path):
         ("task,n,c\na,3,1\na,2,1\n", r"row 1 \(line 3\): task 'a' is listed twice"),
         ("task,n,c\n", r"no counts, only a header"),
         ("", r"the file is empty; a counts table has one row per task"),
-        ("problem,n,c\na,3,1\n", r"no column 'task' task=;.*name it with task='...'"),
+        (
+            "problem,n,c\na,3,1\n",
+            r"no task column \(its .*name it with task='\.\.\.' \(--task on the command line\)$",
+        ),
     ]:
         path.write_text(body)
         with pytest.raises(ValueError, match=match):

@@ -116,14 +116,24 @@ def table(tmp_path, name="runs.csv", **columns):
 @pytest.mark.parametrize(
     ("columns", "options", "message"),
     [
-        ({"id": [0], "passed": [True]}, {}, r"runs\.csv: no task column .*name it with task="),
+        (
+            {"id": [0], "passed": [True]},
+            {},
+            r"runs\.csv: no task column .*name it with task='\.\.\.' "
+            r"\(--task on the command line\)$",
+        ),
         ({"task": [0], "passed": [True]}, {"task": "problem"}, r"no column 'problem' \(given as"),
         (
             {"task": [0], "problem": [1], "passed": [True]},
             {"task": "problem"},
             r"has both a 'task' column and 'problem'",
         ),
-        ({"task": [0], "score": [1.0]}, {}, r"runs\.csv: no passed or reward column"),
+        (
+            {"task": [0], "score": [1.0]},
+            {},
+            r"runs\.csv: no passed or reward column .* "
+            r"\(--passed or --reward on the command line\)$",
+        ),
         (
             {"task": [0], "ok": [True], "score": [1.0]},
             {"passed": "ok", "reward": "score"},

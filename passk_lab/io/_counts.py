@@ -94,10 +94,11 @@ def read_counts(
     columns = list(map(str, frame.columns))
     for own, given in names.items():
         if given not in frame.columns:
-            option = f"{own}=" if own == "task" or given == own else f"(given as {own}=)"
             raise ValueError(
-                f"{file}: no column {given!r} {option}; its columns are {columns}"
-                + (f": name it with {own}='...'" if given == own else "")
+                f"{file}: no {own} column (its columns are {columns}); name it with {own}='...' "
+                f"(--{own} on the command line)"
+                if given == own
+                else f"{file}: no column {given!r} (given as {own}=); its columns are {columns}"
             )
         if given != own and own in frame.columns:
             raise ValueError(

@@ -173,7 +173,7 @@ def read_runs(
             raise ValueError(
                 f"{file}: no passed or reward column (its columns are "
                 f"{list(map(str, frame.columns))}); name the verdict with passed='...' or the "
-                f"score with reward='...'"
+                f"score with reward='...' (--passed or --reward on the command line)"
             )
         frame["passed"] = decide(
             _numbers(frame["reward"], reward or "reward", where),
@@ -633,7 +633,7 @@ def require_complete(
         if column not in frame.columns:
             raise ValueError(
                 f"{file}: no {column} column (its columns are {list(map(str, frame.columns))}); "
-                f"name it with {column}='...'"
+                f"name it with {column}='...' (--{column} on the command line)"
                 if column in ("task", "run")
                 else f"{file}: no {column!r} column, named in by"
             )
