@@ -37,6 +37,7 @@ lab: $(VENV)/.installed-notebooks
 	$(BIN)/jupyter lab notebooks/ $(AS_ROOT) $(LAB_ARGS)
 
 $(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and f"passk_lab needs Python 3.11 or newer, and $(PYTHON) is {sys.version.split()[0]}: name another with make PYTHON=/path/to/python3.11")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 

@@ -35,3 +35,39 @@ def test_make_lab_allows_root_exactly_when_it_runs_as_root():
 def test_make_lab_passes_extra_arguments_to_jupyter(variable):
     command = lab_command(f"{variable}=--no-browser --port 8900")
     assert command.split()[-3:] == ["--no-browser", "--port", "8900"]
+
+
+def _old_python() -> str | None:
+    """A Python 3.10 that runs here (a pyenv shim may name one that is not selected), or None."""
+    found = [
+        shutil.which("python3.10"),
+        *map(str, Path.home().glob(".pyenv/versions/3.10*/bin/python")),
+    ]
+    for python in filter(None, found):
+        ran = subprocess.run(
+            [python, "-c", "import sys; print(sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+        )
+        if ran.returncode == 0 and ran.stdout.strip() == "(3, 10)":
+            return python
+    return None
+
+
+OLD_PYTHON = _old_python()
+
+
+@pytest.mark.skipif(OLD_PYTHON is None, reason="no Python 3.10 on this machine")
+def test_make_with_a_python_too_old_says_which_python_to_name_before_it_makes_anything(tmp_path):
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    refused = subprocess.run(
+        ["make", "--no-print-directory", "test", f"PYTHON={OLD_PYTHON}"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert refused.returncode != 0
+    assert "passk_lab needs Python 3.11 or newer" in refused.stderr
+    assert "make PYTHON=/path/to/python3.11" in refused.stderr
+    assert not (tmp_path / ".venv").exists()
