@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
 import pandas as pd
+
+from passk_lab._summary import Shown, summary_html, summary_repr
 
 __all__ = ["EvalResult", "Guard", "Task", "the_result"]
 
@@ -155,6 +158,74 @@ class EvalResult:
     header: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     cost: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
 
+    def __repr__(self) -> str:
+        """Return one line: the tasks, k, both estimates, the runs and their errors, the model.
+
+        The runs table is summarised by its length, never printed.
+
+        Examples
+        --------
+        >>> import passk_lab as pk
+        >>> pk.evaluate(pk.coin_tasks(p=0.85, tasks=40, seed=42), k=5, model="coin")
+        EvalResult(tasks=40, k=5, pass_at_1=0.86, pass_pow_k=0.45, runs=<200 rows>,
+                   errored=0, timed_out=0, model='coin')
+        """
+        return summary_repr(type(self).__name__, self._fields())
+
+    def _repr_html_(self) -> str:
+        """Return the summary as an HTML table, for Jupyter.
+
+        Examples
+        --------
+        >>> import passk_lab as pk
+        >>> page = pk.evaluate(pk.coin_tasks(p=0.85, tasks=40, seed=42), k=5)._repr_html_()
+        >>> "pass^5" in page and "0.45" in page
+        True
+        """
+        return summary_html(type(self).__name__, self._rows())
+
+    def _errors(self) -> tuple[int, int]:
+        """Return the runs that raised and those of them that timed out."""
+        runs = self.runs
+        errored = int(runs["error_kind"].notna().sum()) if "error_kind" in runs else 0
+        timed_out = int(runs["timed_out"].sum()) if "timed_out" in runs else 0
+        return errored, timed_out
+
+    def _fields(self) -> list[tuple[str, object]]:
+        errored, timed_out = self._errors()
+        fields: list[tuple[str, object]] = [
+            ("tasks", self.tasks),
+            ("k", self.k),
+            ("pass_at_1", self.pass_at_1),
+            ("pass_pow_k", self.pass_pow_k),
+            ("runs", Shown(f"<{len(self.runs)} rows>")),
+            ("errored", errored),
+            ("timed_out", timed_out),
+        ]
+        if self.header.get("model") is not None:
+            fields.append(("model", str(self.header["model"])))
+        if self.cost:
+            fields.append(("cost", self.cost))
+        return fields
+
+    def _rows(self) -> list[tuple[str, object]]:
+        errored, timed_out = self._errors()
+        rows: list[tuple[str, object]] = [
+            ("tasks", self.tasks),
+            ("runs per task (k)", self.k),
+            ("pass@1", self.pass_at_1),
+            (f"pass^{self.k}", self.pass_pow_k),
+            ("runs", len(self.runs)),
+            ("errored runs", errored),
+            ("timed-out runs", timed_out),
+        ]
+        if self.header.get("model") is not None:
+            rows.append(("model", str(self.header["model"])))
+        if self.header.get("date"):
+            rows.append(("date", _date(self.header["date"])))
+        rows += [(f"cost ({name})", total) for name, total in self.cost.items()]
+        return rows
+
     def to_frame(self) -> pd.DataFrame:
         """Return the summary as a one-row DataFrame (for tables and exports).
 
@@ -177,3 +248,14 @@ class EvalResult:
                 **{f"cost_{name}": [total] for name, total in self.cost.items()},
             }
         )
+
+
+def _date(recorded: object) -> str:
+    """Return a header's ISO date as ``2026-12-02 00:49 UTC``, or as recorded if it is not one."""
+    try:
+        moment = datetime.fromisoformat(str(recorded))
+    except ValueError:
+        return str(recorded)
+    if moment.utcoffset() is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M") + (" UTC" if moment.tzinfo else "")

@@ -1,0 +1,167 @@
+"""How a result object shows itself: a one-line text repr and an HTML summary for Jupyter.
+
+Every result class builds both from one list of fields, so that they round
+alike and read alike: :func:`summary_repr` gives ``Name(field=value, ...)``,
+:func:`summary_html` a titled two-column table (label, value) whose values are
+all escaped, styled inline so that it reads in light and dark themes alike and
+needs no stylesheet, script or download.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+
+__all__ = ["Shown", "number", "p_value_text", "summary_html", "summary_repr", "value_text"]
+
+_LONGEST = 40
+"""Characters of a text value a one-line repr keeps; a longer one ends in an ellipsis."""
+
+
+class Shown(str):
+    """Text that a repr shows as it is, without the quotes of a string's repr.
+
+    Examples
+    --------
+    >>> summary_repr("Table", [("runs", Shown("<200 rows>")), ("model", "m")])
+    "Table(runs=<200 rows>, model='m')"
+    """
+
+    __slots__ = ()
+
+
+def number(value: float) -> str:
+    """Return a number as a reader wants it: three significant digits, never an exponent past 1.
+
+    Whole numbers print without decimals, numbers of magnitude 1 or more with
+    at most three significant decimals' worth of digits (but every digit left
+    of the point), smaller ones with three significant digits.
+
+    Examples
+    --------
+    >>> [number(x) for x in [0.428063, 50.0, -41.42618, 0.0228708, 1e-9, 12345.6, float("inf")]]
+    ['0.428', '50', '-41.4', '0.0229', '1e-09', '12346', 'inf']
+    """
+    if math.isnan(value) or math.isinf(value):
+        return str(float(value))
+    if value == 0:
+        return "0"
+    if abs(value) < 1:
+        return f"{value:.3g}"
+    decimals = max(0, 2 - math.floor(math.log10(abs(value))))
+    text = f"{value:.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def p_value_text(value: float, digits: int = 3) -> str:
+    """Return a p-value to `digits` decimals, one below ``10**-digits`` as ``"<0.001"``.
+
+    Examples
+    --------
+    >>> [p_value_text(p) for p in [0.0425, 2.8e-09, 1.0, float("nan")]]
+    ['0.043', '<0.001', '1.000', '']
+    """
+    if math.isnan(value):
+        return ""
+    smallest = 10.0**-digits
+    if value < smallest:
+        return f"<{smallest:.{digits}f}"
+    return f"{value:.{digits}f}"
+
+
+def value_text(value: object) -> str:
+    """Return a value as a summary's cell shows it (before escaping).
+
+    Integers get thousands separators, floats :func:`number`, ``None`` a dash,
+    booleans yes or no; anything else its ``str``.
+
+    Examples
+    --------
+    >>> [value_text(v) for v in [10000, 0.86, None, True, "gpt-x"]]
+    ['10,000', '0.86', '—', 'yes', 'gpt-x']
+    """
+    if value is None:
+        return "\N{EM DASH}"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, numbers.Integral):
+        return f"{int(value):,}"
+    if isinstance(value, numbers.Real):
+        return number(float(value))
+    return str(value)
+
+
+def _repr_value(value: object) -> str:
+    if isinstance(value, Shown):
+        return str(value)
+    if isinstance(value, str):
+        return repr(
+            value if len(value) <= _LONGEST else value[: _LONGEST - 1] + "\N{HORIZONTAL ELLIPSIS}"
+        )
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return number(float(value))
+    if isinstance(value, Mapping):
+        return (
+            "{" + ", ".join(f"{_repr_value(k)}: {_repr_value(v)}" for k, v in value.items()) + "}"
+        )
+    return _repr_value(str(value))
+
+
+def summary_repr(name: str, fields: Sequence[tuple[str, object]]) -> str:
+    """Return ``name(field=value, ...)`` on one line, numbers rounded by :func:`number`.
+
+    Strings show as their repr (cut at 40 characters), :class:`Shown` text as
+    it is, mappings with their values rounded.
+
+    Examples
+    --------
+    >>> summary_repr("Fit", [("n_tasks", 40), ("mean", 0.8571428), ("cost", {"usd": 1.25})])
+    "Fit(n_tasks=40, mean=0.857, cost={'usd': 1.25})"
+    """
+    return f"{name}(" + ", ".join(f"{key}={_repr_value(value)}" for key, value in fields) + ")"
+
+
+_TABLE = (
+    "border-collapse:collapse;margin:0.25em 0;font-size:0.95em;color:inherit;"
+    "background:transparent;font-variant-numeric:tabular-nums"
+)
+_TITLE = "text-align:left;font-weight:bold;padding:0.2em 0.6em 0.3em 0;caption-side:top"
+_CELL = "padding:0.15em 0.6em;border-top:1px solid rgba(127,127,127,0.3);background:transparent"
+_LABEL = f"{_CELL};text-align:left;font-weight:normal;opacity:0.8"
+_VALUE = f"{_CELL};text-align:right"
+_NOTE = "padding:0.3em 0.6em 0 0;text-align:left;font-size:0.9em;opacity:0.8"
+
+
+def summary_html(title: str, rows: Sequence[tuple[str, object]], *, note: str | None = None) -> str:
+    """Return a titled two-column HTML table of labels and values, every text escaped.
+
+    Values are shown by :func:`value_text`. The colours are the page's own
+    (``inherit``, a grey rule half transparent), so the table reads in
+    JupyterLab's light and dark themes; no stylesheet, script or remote
+    resource is used.
+
+    Examples
+    --------
+    >>> page = summary_html("Fit <1>", [("tasks", 40), ("model", "<b>x</b>&")], note="a & b")
+    >>> "Fit &lt;1&gt;" in page, "&lt;b&gt;x&lt;/b&gt;&amp;" in page, "<b>" in page
+    (True, True, False)
+    """
+    lines = [
+        f'<table style="{_TABLE}">',
+        f'<caption style="{_TITLE}">{html.escape(title)}</caption>',
+    ]
+    lines += [
+        f'<tr><th scope="row" style="{_LABEL}">{html.escape(label)}</th>'
+        f'<td style="{_VALUE}">{html.escape(value_text(value))}</td></tr>'
+        for label, value in rows
+    ]
+    if note:
+        lines.append(f'<tr><td colspan="2" style="{_NOTE}">{html.escape(note)}</td></tr>')
+    lines.append("</table>")
+    return "\n".join(lines)
