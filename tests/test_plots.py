@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 
@@ -117,6 +118,84 @@ def test_outcome_heatmap_of_the_source_run_has_every_run_of_every_task():
     assert np.all(np.diff((codes == 4).sum(axis=1)) <= 0)
     assert ax.get_yticks().tolist() == []
     assert legend_texts(ax) == ["passed", "failed"]
+
+
+def many_tasks(tasks, seed=3):
+    runs = pk.simulate_coin(p=0.7, tasks=tasks, k=8, seed=seed)
+    return runs.assign(task=[f"airline/task_{task:03d}" for task in runs["task"]])
+
+
+def drawn_order(runs):
+    """The task ids top to bottom: most passes first, ties in the order of their ids."""
+    passes = runs.groupby("task")["passed"].sum()
+    return passes.sort_values(ascending=False, kind="stable").index.tolist()
+
+
+def overlaps(extents):
+    return any(upper.y0 < lower.y1 for lower, upper in itertools.pairwise(extents))
+
+
+@pytest.mark.parametrize("tasks", [40, 50, 90])
+def test_a_heatmap_of_many_tasks_labels_every_mth_drawn_row_at_a_readable_size(tasks):
+    runs = many_tasks(tasks)
+    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=100)
+    plots.outcome_heatmap(runs, ax=ax)
+    fig.canvas.draw()
+    rows = ax.get_yticks().astype(int)
+    every = rows[1] - rows[0]
+    assert every > 1
+    np.testing.assert_array_equal(rows, np.arange(0, tasks, every))  # from the top row, every mth
+    order = drawn_order(runs)
+    assert [label.get_text() for label in ax.get_yticklabels()] == [order[row] for row in rows]
+    labels = ax.get_yticklabels()
+    assert min(label.get_fontsize() for label in labels) >= 8
+    extents = sorted((label.get_window_extent() for label in labels), key=lambda box: box.y0)
+    assert not overlaps(extents)  # the labels drawn can be read
+    row_pixels = ax.bbox.height / tasks
+    # and one row fewer apart would leave less than half a line between two labels
+    assert (every - 1) * row_pixels < 1.5 * extents[0].height
+    nth = {2: "2nd", 3: "3rd"}.get(every, f"{every}th")
+    assert ax.get_ylabel() == f"{tasks} tasks, most passes at the top; every {nth} labelled"
+
+
+def test_a_heatmap_labels_every_task_when_they_fit_all_when_told_and_none_past_every_fifth():
+    ax = plt.subplots(figsize=(7, 4.5), dpi=100)[1]
+    plots.outcome_heatmap(many_tasks(12), ax=ax)
+    assert ax.get_yticks().tolist() == list(range(12))
+    assert ax.get_ylabel() == "12 tasks, most passes at the top"
+    runs = many_tasks(400)
+    forced = plots.outcome_heatmap(runs, task_labels=True, ax=plt.figure().gca())
+    assert [label.get_text() for label in forced.get_yticklabels()] == drawn_order(runs)
+    crowded = plots.outcome_heatmap(runs, ax=plt.figure().gca())
+    assert crowded.get_yticks().tolist() == []
+    assert crowded.get_ylabel() == "400 tasks, most passes at the top; ids not labelled"
+
+
+def test_the_heatmaps_right_axis_gives_the_passes_of_the_rows_beside_it():
+    runs = many_tasks(50)
+    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=100)
+    plots.outcome_heatmap(runs, ax=ax)
+    fig.canvas.draw()
+    (right,) = ax.child_axes
+    assert right.get_ylabel() == "runs passed"
+    (image,) = ax.images
+    passes = (np.asarray(image.get_array()) == 4).sum(axis=1)
+    np.testing.assert_array_equal(
+        passes, runs.groupby("task")["passed"].sum().sort_values(ascending=False, kind="stable")
+    )
+    ticks = right.get_yticks()
+    counts = [int(label.get_text()) for label in right.get_yticklabels()]
+    assert len(counts) >= 3
+    assert counts == sorted(counts, reverse=True)
+    for tick, count in zip(ticks, counts, strict=True):
+        group = np.flatnonzero(passes == count)
+        assert tick == (group[0] + group[-1]) / 2  # at the middle of the tasks with that count
+    extents = sorted(
+        (label.get_window_extent() for label in right.get_yticklabels()), key=lambda box: box.y0
+    )
+    assert not overlaps(extents)
+    legend = ax.get_legend().get_window_extent()
+    assert legend.x0 >= right.get_tightbbox().x1  # the legend hides neither counts nor label
 
 
 # --- success histogram -------------------------------------------------------------------
@@ -286,7 +365,9 @@ def test_ids_and_group_names_with_dollars_are_drawn_as_they_are():
         return [text.get_text().replace("\\$", "$") for text in texts]
 
     assert sorted(shown(left.get_yticklabels())) == sorted(ids)
-    assert {f"model={task}" for task in ids} <= set(shown(middle.get_legend().get_texts()))
+    legends = [*(axes.get_legend() for axes in fig.axes), *fig.legends]
+    texts = [text for legend in legends if legend is not None for text in legend.get_texts()]
+    assert set(ids) <= set(shown(texts))  # each group by its value
     assert shown(right.get_legend().get_texts())[:2] == ["$a$b", "b$"]
 
 

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import math
+
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.colors import BoundaryNorm, ListedColormap
+from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Patch
+from matplotlib.textpath import TextPath
 from matplotlib.ticker import MaxNLocator
+from matplotlib.transforms import ScaledTranslation
 
 from passk_lab._checks import check_size
 from passk_lab.outcomes import RUN_STATES, outcome_matrix
@@ -35,6 +41,15 @@ _CELL_BYTES = 16
 _MOST_MARKERS = 50
 """The most counts the success histogram marks one by one; past them its lines are plain."""
 
+_READABLE = 8.0
+"""The smallest size, in points, at which the heatmap writes task ids unless told to write all."""
+
+_LINE_SPACING = 1.3
+"""The height a label takes, as a multiple of its size: the size and the gap to the next."""
+
+_MOST_SKIPPED = 5
+"""The most rows the heatmap passes over from one labelled row to the next; past it, none."""
+
 
 def _state_codes(states: pd.DataFrame) -> np.ndarray:
     """Codes of every (task, run) cell of ``outcome_matrix(..., states=True)``; see ``_STATES``."""
@@ -54,6 +69,72 @@ def _is_states(frame: pd.DataFrame) -> bool:
     )
 
 
+def _row_labels(row_height: float) -> tuple[int, float]:
+    """Return every how many rows a task id fits at a readable size, and that size in points.
+
+    `row_height` is in points; 0 rows when labelling every few rows would still not fit.
+    """
+    size = min(_tick_size(), row_height / _LINE_SPACING)
+    if size >= _READABLE:
+        return 1, size
+    every = math.ceil(_READABLE * _LINE_SPACING / row_height)
+    return (every if every <= _MOST_SKIPPED else 0), _READABLE
+
+
+def _tick_size() -> float:
+    """Return the size in points of the y tick labels that matplotlib's settings now give."""
+    return float(FontProperties(size=plt.rcParams["ytick.labelsize"]).get_size_in_points())
+
+
+def _text_width(text: str, size: float) -> float:
+    """Return how wide `text` is drawn at `size` points, in points."""
+    return float(TextPath((0, 0), text, prop=FontProperties(size=size)).get_extents().width)
+
+
+def _mark_passes(ax: Axes, passes: np.ndarray, every_row: float) -> float:
+    """Mark the tasks' passes on the right of `ax`, a count per group that fits; return its width.
+
+    `passes` runs down the rows; a group's count is written at its middle, one label every
+    `every_row` rows at least, and when every group has its count a tick inside the Axes
+    parts each from the next. The width is in points, from the Axes' edge to the far side of
+    the axis label.
+    """
+    starts = np.flatnonzero(np.r_[True, passes[1:] != passes[:-1]])
+    ends = np.r_[starts[1:], len(passes)]
+    middles, labels, last = [], [], -np.inf
+    for start, end in zip(starts, ends, strict=True):
+        middle = (start + end - 1) / 2
+        if middle - last >= every_row:
+            middles.append(middle)
+            labels.append(str(int(passes[start])))
+            last = middle
+    right = ax.secondary_yaxis("right")
+    right.set_yticks(middles, labels)
+    if len(middles) == len(starts):
+        right.set_yticks(ends[:-1] - 0.5, minor=True)
+    right.tick_params(axis="y", which="major", length=0)
+    right.tick_params(
+        axis="y", which="minor", direction="in", length=plt.rcParams["ytick.major.size"] * 2
+    )
+    right.set_ylabel("runs passed")
+    label_size = float(FontProperties(size=plt.rcParams["axes.labelsize"]).get_size_in_points())
+    widest = max((_text_width(label, _tick_size()) for label in labels), default=0.0)
+    return (
+        plt.rcParams["ytick.major.pad"]
+        + widest
+        + plt.rcParams["axes.labelpad"]
+        + label_size * _LINE_SPACING
+    )
+
+
+def _ordinal(number: int) -> str:
+    """Return `number` as an ordinal: ``2`` as ``"2nd"``, ``11`` as ``"11th"``."""
+    suffix = (
+        "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    )
+    return f"{number}{suffix}"
+
+
 def outcome_heatmap(
     runs: pd.DataFrame,
     *,
@@ -61,7 +142,7 @@ def outcome_heatmap(
     threshold: float = 1.0,
     task_labels: bool | None = None,
 ) -> Axes:
-    """Draw every run as a cell, tasks down (most reliable first) and runs across.
+    """Draw every run as a cell, tasks down (most passes at the top) and runs across.
 
     Parameters
     ----------
@@ -75,7 +156,11 @@ def outcome_heatmap(
     threshold : float
         The reward a run needs to pass, when the table has ``reward``.
     task_labels : bool, optional
-        Label the rows with task ids; by default when there are at most 60.
+        Label the rows with task ids. By default (None) as many as can be
+        read: every row when each has room for an 8 pt label, else every
+        2nd, 3rd, ... row (counted from the top, as drawn) at 8 pt, and none
+        when fewer than one row in 5 could be labelled. True labels every
+        row, smaller if need be; False labels none.
 
     Returns
     -------
@@ -83,20 +168,26 @@ def outcome_heatmap(
 
     Notes
     -----
-    Tasks are sorted by their number of passes, most first (ties keep their
-    order). A failed run is pale; an errored run is vermilion and a timed-out
-    one purple, both counted as failures as everywhere else, so that a run
-    lost to infrastructure is not mistaken for the agent's mistake. A cell
-    with no run is white.
+    Tasks are sorted by their number of passes, most at the top (ties keep
+    their order); the y label says so, and says which rows are labelled, and
+    the right-hand axis gives the passes of each group of tasks alike. Room
+    for labels is judged from the height of `ax` when this is called. A
+    failed run is pale; an errored run is vermilion and a timed-out one
+    purple, both counted as failures as everywhere else, so that a run lost
+    to infrastructure is not mistaken for the agent's mistake. A cell with
+    no run is white. Task ids are drawn as they are (a ``$`` starts no
+    formula).
 
     Examples
     --------
     >>> import matplotlib.pyplot as plt
     >>> import passk_lab as pk
-    >>> fig, ax = plt.subplots()
+    >>> fig, ax = plt.subplots(figsize=(6, 4))
     >>> ax = outcome_heatmap(pk.simulate_coin(seed=42), ax=ax)
     >>> ax.images[0].get_array().shape  # 40 tasks x 5 runs
     (40, 5)
+    >>> ax.get_ylabel()
+    '40 tasks, most passes at the top; every 2nd labelled'
     >>> plt.close(fig)
     """
     if not isinstance(runs, pd.DataFrame):
@@ -110,7 +201,8 @@ def outcome_heatmap(
         names=("tasks", "runs"),
     )
     codes = _state_codes(matrix)
-    order = np.argsort(-(codes == 4).sum(axis=1), kind="stable")
+    passes = (codes == 4).sum(axis=1)
+    order = np.argsort(-passes, kind="stable")
     codes = codes[order]
     ax = axes_of(ax)
     colors = ListedColormap([_STATES[code][1] for code in range(5)])
@@ -126,13 +218,23 @@ def outcome_heatmap(
     ticks = np.asarray(MaxNLocator(nbins=MOST_TICKS, integer=True).tick_values(0, runs_drawn - 1))
     shown = ticks[(ticks >= 0) & (ticks <= runs_drawn - 1)].astype(np.int64)
     ax.set_xticks(shown, [literal(run) for run in matrix.columns[shown]])
-    if task_labels if task_labels is not None else len(matrix) <= 60:
-        ax.set_yticks(range(len(matrix)), [literal(task) for task in matrix.index[order]])
-        ax.tick_params(axis="y", labelsize=6 if len(matrix) > 25 else 8)
+    tasks = len(matrix)
+    row_height = ax.bbox.height * 72 / ax.figure.dpi / tasks  # in points
+    every, size = _row_labels(row_height)
+    if task_labels:
+        every, size = 1, min(size, row_height / _LINE_SPACING)
+    elif task_labels is not None:
+        every = 0
+    if every:
+        labelled = np.arange(0, tasks, every)
+        ax.set_yticks(labelled, [literal(task) for task in matrix.index[order[labelled]]])
+        ax.tick_params(axis="y", labelsize=size)
     else:
         ax.set_yticks([])
+    which = {0: "; ids not labelled", 1: ""}.get(every, f"; every {_ordinal(every)} labelled")
+    ax.set_ylabel(f"{tasks} task{'s' if tasks != 1 else ''}, most passes at the top{which}")
     ax.set_xlabel("run")
-    ax.set_ylabel(f"task ({len(matrix)}, most passes first)")
+    width = _mark_passes(ax, passes[order], _tick_size() * _LINE_SPACING / row_height)
     present = set(np.unique(codes).tolist()) | {1, 4}
     ax.legend(
         handles=[
@@ -141,7 +243,8 @@ def outcome_heatmap(
             if code in present
         ],
         loc="upper left",
-        bbox_to_anchor=(1.01, 1.0),
+        bbox_to_anchor=(1.0, 1.0),
+        bbox_transform=ax.transAxes + ScaledTranslation(width / 72, 0, ax.figure.dpi_scale_trans),
     )
     return ax
 
