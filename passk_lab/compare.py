@@ -19,8 +19,10 @@ import pandas as pd
 from passk_lab._bootstrap import BOOTSTRAP_METHODS
 from passk_lab._checks import confidence
 from passk_lab._data.rules import ErrorPolicy
-from passk_lab._data.tally import as_tally
+from passk_lab._data.tally import Tally, as_tally
+from passk_lab._interval_policy import IntervalSpec, curve_intervals
 from passk_lab._paired import paired_table
+from passk_lab._typing import Floats, Ints
 
 __all__ = ["compare"]
 
@@ -74,12 +76,18 @@ def compare(
     -------
     DataFrame
         One row per metric (``pass_pow_k``, ``pass_at_k``) and k:
-        ``[metric, k, value_a, value_b, difference, difference_low,
-        difference_high, correlation, n_tasks]``. ``difference`` is
-        ``value_a - value_b`` over the ``n_tasks`` tasks where both agents have
-        at least k runs (pass@1 is the k = 1 row); ``correlation`` is the
-        Pearson correlation of the two agents' per-task estimates. The
-        interval is NaN, with a warning, where fewer than two tasks count.
+        ``[metric, k, value_a, value_a_low, value_a_high, value_b,
+        value_b_low, value_b_high, difference, difference_low,
+        difference_high, correlation, n_tasks]``. ``value_a`` and ``value_b``
+        are each agent's pass^k or pass@k over the ``n_tasks`` tasks where
+        both agents have at least k runs, ``value_a_low`` to ``value_a_high``
+        (and ``value_b_low`` to ``value_b_high``) that agent's own interval on
+        those tasks, as :func:`~passk_lab.reliability_curve` gives it by
+        default (closed form, whatever `method` is). ``difference`` is
+        ``value_a - value_b`` (pass@1 is the k = 1 row), with its paired
+        interval; ``correlation`` is the Pearson correlation of the two
+        agents' per-task estimates. The intervals are NaN, with a warning,
+        where fewer than two tasks count.
 
     Raises
     ------
@@ -103,15 +111,20 @@ def compare(
        k  difference_low  difference_high
     0  1           0.174            0.256
     1  4           0.382            0.558
+    >>> table.loc[:1, ["k", "value_a_low", "value_a_high", "value_b_low", "value_b_high"]].round(3)
+       k  value_a_low  value_a_high  value_b_low  value_b_high
+    0  1        0.874         0.922        0.650         0.716
+    1  4        0.600         0.735        0.142         0.257
     """
     level = confidence(confidence_level)
     if method != "auto" and method not in BOOTSTRAP_METHODS:
         raise ValueError(
             f"method must be one of auto, {', '.join(BOOTSTRAP_METHODS)}; got {method!r}"
         )
+    spec = IntervalSpec.of("auto", level, n_resamples, rng)
     first = as_tally(runs_a, None, errors=errors)
     second = as_tally(runs_b, None, errors=errors)
-    return paired_table(
+    table = paired_table(
         first,
         second,
         ks,
@@ -121,3 +134,45 @@ def compare(
         rng=rng,
         unmatched=unmatched,
     )
+    n_a, c_a, n_b, c_b = _shared_cells(first, second)
+    fewer = np.minimum(n_a, n_b)
+    values_ks = table["k"].to_numpy(dtype=np.int64)[: len(table) // 2]
+    for side, (n, c) in (("a", (n_a, c_a)), ("b", (n_b, c_b))):
+        low, high = _own_limits(n, c, fewer, values_ks, spec)
+        place = table.columns.get_loc(f"value_{side}") + 1
+        table.insert(place, f"value_{side}_low", low)
+        table.insert(place + 1, f"value_{side}_high", high)
+    return table
+
+
+def _shared_cells(first: Tally, second: Tally) -> tuple[Ints, Ints, Ints, Ints]:
+    """Per task both tallies hold: the runs and passes of each side, ``n_a, c_a, n_b, c_b``."""
+    in_b = pd.Index(second.labels["task"]).get_indexer(pd.Index(first.labels["task"]))
+    rows_a = np.flatnonzero(in_b >= 0)
+    rows_b = in_b[rows_a]
+    return first.n[rows_a], first.c[rows_a], second.n[rows_b], second.c[rows_b]
+
+
+def _own_limits(
+    n: Ints, c: Ints, fewer: Ints, ks: Ints, spec: IntervalSpec
+) -> tuple[Floats, Floats]:
+    """One agent's interval per row of compare's table: pass^k at every k, then pass@k.
+
+    At k the agent's tasks count where both agents have at least k runs
+    (`fewer` is the smaller of the two runs per task): the curve's interval
+    policy applied to them, once per set of tasks counted.
+    """
+    low = np.full(2 * len(ks), np.nan)
+    high = np.full(2 * len(ks), np.nan)
+    thresholds = np.unique(fewer)
+    counted_from = np.searchsorted(thresholds, ks)  # the tasks counted at k: fewer >= this
+    for which in np.unique(counted_from):
+        columns = np.flatnonzero(counted_from == which)
+        rows = fewer >= thresholds[which]
+        cells, tasks = np.unique(np.column_stack([n[rows], c[rows]]), axis=0, return_counts=True)
+        intervals = curve_intervals(
+            cells[:, 0], cells[:, 1], tasks.astype(np.int64), ks[columns], spec
+        )
+        low[columns], high[columns] = intervals.pass_pow_k
+        low[len(ks) + columns], high[len(ks) + columns] = intervals.pass_at_k
+    return low, high

@@ -38,7 +38,11 @@ def test_estimates_differences_and_correlations_match_per_task_values():
         "metric",
         "k",
         "value_a",
+        "value_a_low",
+        "value_a_high",
         "value_b",
+        "value_b_low",
+        "value_b_high",
         "difference",
         "difference_low",
         "difference_high",
@@ -55,6 +59,56 @@ def test_estimates_differences_and_correlations_match_per_task_values():
         assert row.n_tasks == 80
     pow_k = table[table["metric"] == "pass_pow_k"]
     assert pow_k["value_a"].tolist() == pytest.approx([pk.pass_pow_k(a, k) for k in pow_k["k"]])
+
+
+def own_limits_by_the_curve(runs, tasks, ks, level):
+    """An agent's pass^k and pass@k interval rows, from its reliability curve on `tasks`."""
+    curve = pk.reliability_curve(runs[runs["task"].isin(tasks)], ks, confidence_level=level)
+    return {
+        metric: curve[[f"{metric}_low", f"{metric}_high"]].to_numpy()
+        for metric in ("pass_pow_k", "pass_at_k")
+    }
+
+
+def test_each_agents_own_interval_is_its_reliability_curves_on_the_shared_tasks():
+    a, b = correlated_agents(50, 4, seed=11)
+    a = a[a["task"] != 0]  # task 0 only b has, task 49 only a
+    b = b[b["task"] != 49]
+    with pytest.warns(UserWarning, match="compared the 48 shared tasks"):
+        table = pk.compare(
+            a, b, confidence_level=0.9, method="bca", n_resamples=200, rng=0, unmatched="drop"
+        )
+    shared = range(1, 49)
+    for side, runs in (("a", a), ("b", b)):
+        expected = own_limits_by_the_curve(runs, shared, [1, 2, 3, 4], 0.9)
+        for metric, limits in expected.items():
+            rows = table[table["metric"] == metric]
+            got = rows[[f"value_{side}_low", f"value_{side}_high"]].to_numpy()
+            np.testing.assert_allclose(got, limits, rtol=1e-12)
+            assert (limits[:, 0] < rows[f"value_{side}"]).all()
+            assert (rows[f"value_{side}"] < limits[:, 1]).all()
+
+
+def test_with_unequal_runs_an_agents_interval_at_k_counts_the_tasks_both_have_k_runs_of():
+    a, b = correlated_agents(40, 5, seed=12)
+    b = b[~((b["task"] < 15) & (b["run"] >= 3))]  # b ran tasks 0 to 14 three times only
+    table = pk.compare(a, b, n_resamples=200, rng=0).set_index(["metric", "k"])
+    for k in range(1, 6):
+        tasks = range(40) if k <= 3 else range(15, 40)
+        for side, runs in (("a", a), ("b", b)):
+            expected = own_limits_by_the_curve(runs, tasks, [k], 0.95)
+            for metric, limits in expected.items():
+                row = table.loc[(metric, k)]
+                assert row["n_tasks"] == len(tasks)
+                got = [row[f"value_{side}_low"], row[f"value_{side}_high"]]
+                np.testing.assert_allclose(got, limits[0], rtol=1e-12)
+
+
+def test_the_documented_columns_are_the_tables():
+    documented = pk.compare.__doc__.split("Returns")[1].split("``[")[1].split("]``")[0]
+    names = [name.strip() for name in documented.replace("\n", " ").split(",")]
+    a, b = correlated_agents(10, 2, seed=13)
+    assert names == list(pk.compare(a, b, n_resamples=200, rng=0).columns)
 
 
 @pytest.mark.parametrize(("method", "scipy_method"), [("percentile", "percentile"), ("bca", "BCa")])
