@@ -37,6 +37,7 @@ from passk_lab._sequential import (
     procedure,
     target_interval,
 )
+from passk_lab._summary import Shown, summary_html, summary_repr
 from passk_lab._two_stage import STATISTICS, Statistic
 from passk_lab._warnings import warn
 from passk_lab.estimators import reliability_curve
@@ -110,6 +111,95 @@ class AdaptiveResult(EvalResult):
     stopped_because: str = "exhausted"
     design: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False, compare=False)
     comparison: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        """Return one line: the fields of an EvalResult, why it stopped and the target's interval.
+
+        For two agents the interval is the difference's, after the difference.
+
+        Examples
+        --------
+        >>> import passk_lab as pk
+        >>> pk.evaluate_until(pk.coin_tasks(p=0.85, tasks=200, seed=1), k=3, half_width=0.1, rng=0)
+        AdaptiveResult(tasks=100, k=3, pass_at_1=0.833, pass_pow_k=0.6, runs=<300 rows>,
+                       errored=0, timed_out=0, stopped_because='half_width',
+                       interval=[0.497, 0.697])
+        """
+        fields = [*self._fields(), ("stopped_because", self.stopped_because)]
+        if self.comparison is not None and len(self.comparison):
+            fields.append(("difference", float(self.comparison["difference"].iloc[0])))
+        interval = self._target_interval()
+        if interval is not None:
+            fields.append(("interval", Shown(f"[{interval[0]:.3f}, {interval[1]:.3f}]")))
+        return summary_repr(type(self).__name__, fields)
+
+    def _repr_html_(self) -> str:
+        """Return the summary as an HTML table, for Jupyter, with the decisions taken.
+
+        Examples
+        --------
+        >>> import passk_lab as pk
+        >>> result = pk.evaluate_until(
+        ...     pk.coin_tasks(p=0.85, tasks=200, seed=1), k=3, half_width=0.1, rng=0
+        ... )
+        >>> "the interval is narrow enough" in result._repr_html_()
+        True
+        """
+        settings = self.header.get("adaptive") or {}
+        k = settings.get("k", self.k)
+        target = f"{_TARGETS.get(settings.get('statistic'), 'pass^')}{k}"
+        rows = self._rows(k_label="k of the target")
+        level = settings.get("confidence_level")
+        ci = f"{level:.0%} CI" if isinstance(level, float) else "CI"
+        interval = self._target_interval()
+        if self.comparison is not None and len(self.comparison):
+            row = self.comparison.iloc[0]
+            rows += [
+                (f"{target} of A", float(row["value_a"])),
+                (f"{target} of B", float(row["value_b"])),
+                (f"difference A - B in {target}", float(row["difference"])),
+            ]
+            target = "difference"
+        if interval is not None:
+            low, high = interval
+            rows += [
+                (f"{target} {ci}", f"[{low:.3f}, {high:.3f}]"),
+                ("half-width reached", (high - low) / 2),
+            ]
+        if "half_width" in settings:
+            rows.append(("half-width wanted", settings["half_width"]))
+        rows.append(("stopped because", _REASONS.get(self.stopped_because, self.stopped_because)))
+        if {"runs", "first", "task"} <= set(self.design.columns):
+            more = self.design["runs"] > self.design["first"]
+            rows.append(("tasks given more runs", int(self.design.loc[more, "task"].nunique())))
+        return summary_html(type(self).__name__, rows)
+
+    def _target_interval(self) -> tuple[float, float] | None:
+        """Return the interval the evaluation stopped on: the target's, or the difference's."""
+        if self.comparison is not None and len(self.comparison):
+            row = self.comparison.iloc[0]
+            return float(row["difference_low"]), float(row["difference_high"])
+        statistic = (self.header.get("adaptive") or {}).get("statistic", "pass_pow_k")
+        low, high = f"{statistic}_low", f"{statistic}_high"
+        if not {"k", low, high} <= set(self.curve.columns):
+            return None
+        at_k = self.curve[self.curve["k"] == self.k]
+        if at_k.empty:
+            return None
+        return float(at_k[low].iloc[0]), float(at_k[high].iloc[0])
+
+
+_TARGETS = {"pass_pow_k": "pass^", "pass_at_k": "pass@"}
+"""How the targets read, before their k."""
+
+_REASONS = {
+    "half_width": "the interval is narrow enough",
+    "sign": "the sign of the difference is decided",
+    "max_runs": "the limit on runs was reached",
+    "max_cost": "the limit on cost was reached",
+    "exhausted": "every task of the pool was used",
+}
+"""What each ``stopped_because`` means."""
 
 
 def _number(name: str, value: object, *, high: float) -> float:

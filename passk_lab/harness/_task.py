@@ -208,11 +208,11 @@ class EvalResult:
             fields.append(("cost", self.cost))
         return fields
 
-    def _rows(self) -> list[tuple[str, object]]:
+    def _rows(self, k_label: str = "runs per task (k)") -> list[tuple[str, object]]:
         errored, timed_out = self._errors()
         rows: list[tuple[str, object]] = [
             ("tasks", self.tasks),
-            ("runs per task (k)", self.k),
+            (k_label, self.k),
             ("pass@1", self.pass_at_1),
             (f"pass^{self.k}", self.pass_pow_k),
             ("runs", len(self.runs)),
