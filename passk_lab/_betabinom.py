@@ -51,6 +51,7 @@ import pandas as pd
 
 from passk_lab._checks import confidence, positive_int
 from passk_lab._interval import ConfidenceInterval
+from passk_lab._summary import Shown, p_value_text, summary_html, summary_repr
 from passk_lab._typing import Bools, Floats, Ints
 
 __all__ = [
@@ -790,6 +791,72 @@ class BetaBinomialFit:
             return ConfidenceInterval(float(low[0]), float(high[0]))
         return ConfidenceInterval(low, high)
 
+    def __repr__(self) -> str:
+        """Return one line: the model, its parameters, the test against the binomial, the counts.
+
+        Examples
+        --------
+        >>> import passk_lab as pk
+        >>> pk.fit_betabinom(pk.simulate_coin(seed=42))
+        BetaBinomialFit(model='betabinom', mean=0.86, icc=0, alpha=inf, beta=inf,
+                        lr_pvalue=1.000, n_tasks=40, n_runs=200)
+        """
+        fields: list[tuple[str, object]] = [
+            ("model", self.model),
+            ("mean", self.mean),
+            ("icc", self.icc),
+            ("alpha", self.alpha),
+            ("beta", self.beta),
+        ]
+        if self.model == "inflated":
+            fields += [("zero_share", self.zero_share), ("one_share", self.one_share)]
+        fields += [
+            ("lr_pvalue", Shown(p_value_text(self.lr_pvalue) or "nan")),
+            ("n_tasks", self.n_tasks),
+            ("n_runs", self.n_runs),
+        ]
+        return summary_repr(type(self).__name__, fields)
+
+    def _repr_html_(self) -> str:
+        """Return the fit as an HTML table, for Jupyter: parameters, likelihoods, tests, counts.
+
+        An infinite alpha and beta (icc 0) read as what they mean, tasks alike.
+
+        Examples
+        --------
+        >>> import passk_lab as pk
+        >>> "tasks alike" in pk.fit_betabinom(pk.simulate_coin(seed=42))._repr_html_()
+        True
+        """
+        rows: list[tuple[str, object]] = [
+            ("model", _MODEL_NAMES[self.model]),
+            ("mean chance of a pass (mu)", self.mean),
+            ("intra-task correlation (icc)", _or_unidentified(self.icc)),
+            ("alpha", _shape(self.alpha)),
+            ("beta", _shape(self.beta)),
+        ]
+        if self.model == "inflated":
+            rows += [
+                ("share of tasks that never pass", self.zero_share),
+                ("share of tasks that always pass", self.one_share),
+            ]
+        rows += [
+            ("log-likelihood", f"{self.log_likelihood:.2f}"),
+            ("binomial log-likelihood", f"{self.binomial_log_likelihood:.2f}"),
+        ]
+        if self.model == "inflated":
+            rows.append(("beta-binomial log-likelihood", f"{self.betabinom_log_likelihood:.2f}"))
+        rows.append(("LR test p (binomial, icc 0)", _p_text(self.lr_pvalue)))
+        if self.model == "inflated":
+            rows.append(("LR test p (no inflation)", _p_text(self.inflation_pvalue)))
+        fit = _p_text(self.goodness_of_fit.p_value, "not tested (too few outcome cells)")
+        rows += [
+            ("goodness-of-fit p", fit + (" (rejected)" if self.rejected else "")),
+            ("tasks", self.n_tasks),
+            ("runs", self.n_runs),
+        ]
+        return summary_html(type(self).__name__, rows)
+
     def to_frame(self) -> pd.DataFrame:
         """Return the fit as a one-row DataFrame: parameters, likelihoods, tests and the check.
 
@@ -821,6 +888,26 @@ class BetaBinomialFit:
                 }
             ]
         )
+
+
+_MODEL_NAMES = {
+    "betabinom": "beta-binomial",
+    "inflated": "beta-binomial with tasks that never and always pass",
+}
+"""How each model reads in a summary."""
+
+
+def _or_unidentified(value: float) -> object:
+    return "not identified" if math.isnan(value) else value
+
+
+def _shape(value: float) -> object:
+    """Return a Beta shape for a summary: infinite when every task has the one chance."""
+    return "\N{INFINITY} (tasks alike)" if math.isinf(value) else _or_unidentified(value)
+
+
+def _p_text(value: float, missing: str = "not computed") -> str:
+    return missing if math.isnan(value) else p_value_text(value)
 
 
 def beta_shapes(mean: float, icc: float) -> tuple[float, float]:
