@@ -39,6 +39,7 @@ from passk_lab._interval import (
     z_value,
 )
 from passk_lab._mean_intervals import TaskMoments, effective_n_interval
+from passk_lab._summary import summary_html, summary_repr
 from passk_lab._typing import Floats, Ints
 from passk_lab._warnings import warn
 
@@ -207,6 +208,49 @@ class PassAt1SE:
     n_runs: int
     cells: tuple[Ints, Ints, Ints] | None = field(default=None, repr=False, compare=False)
     """The (n, c, tasks) cells counted, for the ``"auto"`` interval."""
+
+    def __repr__(self) -> str:
+        """Return one line: pass@1, both standard errors, the design effect and the counts.
+
+        Examples
+        --------
+        >>> import passk_lab as pk
+        >>> pk.pass_at_1_se(pk.simulate_coin(seed=42))
+        PassAt1SE(estimate=0.86, se_clustered=0.0229, se_naive=0.0245, design_effect=0.869,
+                  n_tasks=40, n_runs=200)
+        """
+        return summary_repr(
+            type(self).__name__,
+            [
+                ("estimate", self.estimate),
+                ("se_clustered", self.se_clustered),
+                ("se_naive", self.se_naive),
+                ("design_effect", self.design_effect),
+                ("n_tasks", self.n_tasks),
+                ("n_runs", self.n_runs),
+            ],
+        )
+
+    def _repr_html_(self) -> str:
+        """Return the summary as an HTML table, for Jupyter.
+
+        Examples
+        --------
+        >>> import passk_lab as pk
+        >>> "runs clustered by task" in pk.pass_at_1_se(pk.simulate_coin(seed=42))._repr_html_()
+        True
+        """
+        return summary_html(
+            type(self).__name__,
+            [
+                ("pass@1", self.estimate),
+                ("standard error, runs clustered by task", self.se_clustered),
+                ("standard error, runs as independent", self.se_naive),
+                ("design effect (variance ratio)", self.design_effect),
+                ("tasks", self.n_tasks),
+                ("runs", self.n_runs),
+            ],
+        )
 
     @classmethod
     def from_cells(cls, n: Ints, c: Ints, tasks: Ints) -> PassAt1SE:
