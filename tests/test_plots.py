@@ -208,8 +208,19 @@ def test_success_histogram_draws_the_counts_and_both_expectations(tau_bench_runs
     binomial, betabinom = ax.get_lines()
     np.testing.assert_allclose(binomial.get_ydata(), counts["binomial"])
     np.testing.assert_allclose(betabinom.get_ydata(), counts["betabinom"])
-    assert legend_texts(ax)[0] == r"binomial, every task alike ($\hat{p}$ = 0.420)"
+    assert legend_texts(ax) == [
+        "tasks observed",
+        r"binomial, every task alike ($\hat{p}$ = 0.420)",
+        rf"beta-binomial fit ($\hat{{\rho}}$ = {counts.attrs['icc']:.2f})",
+    ]
     assert ax.get_xlabel() == "runs passed (of 4)"
+    fig = ax.figure
+    fig.canvas.draw()
+    low, high = ax.get_ylim()
+    assert all(tick == int(tick) for tick in ax.get_yticks() if low <= tick <= high)  # tasks
+    legend = ax.get_legend().get_window_extent().transformed(ax.transData.inverted())
+    tallest = counts[["n_tasks", "binomial", "betabinom"]].to_numpy().max()
+    assert legend.y0 > tallest  # above every bar and point
 
 
 def test_a_success_histogram_of_many_counts_is_one_outline_not_a_bar_each():

@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.colors import BoundaryNorm, ListedColormap
+from matplotlib.container import BarContainer
 from matplotlib.font_manager import FontProperties
-from matplotlib.patches import Patch
+from matplotlib.patches import Patch, StepPatch
 from matplotlib.textpath import TextPath
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import ScaledTranslation
@@ -289,11 +290,12 @@ def success_histogram(counts: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     ax = axes_of(ax)
     successes = frame["successes"].to_numpy()
     observed = frame["n_tasks"].to_numpy()
+    bars: BarContainer | StepPatch
     if len(successes) <= _MOST_BARS:
-        ax.bar(successes, observed, width=0.7, color="0.75", label="tasks observed")
+        bars = ax.bar(successes, observed, width=0.7, color="0.75", label="tasks observed")
     else:  # one outline, not a bar per count: a bar each is an artist each
         edges = np.append(successes - 0.5, successes[-1] + 0.5)
-        ax.stairs(observed, edges, fill=True, color="0.75", label="tasks observed")
+        bars = ax.stairs(observed, edges, fill=True, color="0.75", label="tasks observed")
     p_hat = frame.attrs.get("binomial_mean")
     icc = frame.attrs.get("icc")
     binomial = "binomial, every task alike" + (
@@ -303,8 +305,12 @@ def success_histogram(counts: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
         f" ($\\hat{{\\rho}}$ = {icc:.2f})" if isinstance(icc, float) and icc == icc else ""
     )
     few = len(successes) <= _MOST_MARKERS  # a marker a count, while they stay apart
-    ax.plot(successes, frame["binomial"].to_numpy(), "o--" if few else "--", label=binomial)
-    ax.plot(successes, frame["betabinom"].to_numpy(), "s:" if few else ":", lw=2.2, label=betabinom)
+    lines = [
+        *ax.plot(successes, frame["binomial"].to_numpy(), "o--" if few else "--", label=binomial),
+        *ax.plot(
+            successes, frame["betabinom"].to_numpy(), "s:" if few else ":", lw=2.2, label=betabinom
+        ),
+    ]
     if len(successes) <= MOST_TICKS:
         ax.set_xticks(successes)
     else:
@@ -312,7 +318,8 @@ def success_histogram(counts: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
         ax.set_xlim(successes.min() - 0.5, successes.max() + 0.5)
     ax.set_xlabel(f"runs passed (of {int(successes.max())})")
     ax.set_ylabel("tasks")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # a count of tasks
     tallest = float(frame[["n_tasks", "binomial", "betabinom"]].max().max())
     ax.set_ylim(0, 1.4 * tallest)  # room for the legend above the bars
-    ax.legend(loc="upper center", ncols=2)
+    ax.legend(handles=[bars, *lines], loc="upper left")  # what was seen, first
     return ax
