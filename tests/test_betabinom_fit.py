@@ -246,11 +246,11 @@ def test_on_the_issues_mixture_auto_predicts_past_the_runs_where_the_plain_model
 
 
 def test_auto_rarely_takes_the_inflated_model_on_data_the_plain_model_describes():
-    # Beta(2, 1) rates, 150 tasks x 10 runs, 200 task sets: the selection's test is at level 0.05
+    # Beta(2, 1) rates, 150 tasks x 10 runs, 100 task sets: the selection's test is at level 0.05
     # (conservatively), so the share taking the inflated model stays under the 0.999 quantile of
-    # Binomial(200, 0.05) / 200
+    # Binomial(100, 0.05) / 100
     rng = np.random.default_rng(12)
-    replicates = 200
+    replicates = 100
     taken = 0
     for _ in range(replicates):
         counts = counts_frame(10, rng.binomial(10, rng.beta(2, 1, 150)))

@@ -95,7 +95,7 @@ def test_the_source_simulation_reproduces_its_pinned_figures():
 
 @pytest.mark.filterwarnings("ignore:the intervals at k:RuntimeWarning")
 @pytest.mark.filterwarnings("ignore:k = .* counts:RuntimeWarning")
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(outcome_lists())
 def test_every_estimator_equals_brute_force_enumeration_of_k_subsets(tasks):
     runs = as_runs(tasks)
@@ -121,7 +121,7 @@ def test_every_estimator_equals_brute_force_enumeration_of_k_subsets(tasks):
 
 @pytest.mark.filterwarnings("ignore:the intervals at k:RuntimeWarning")
 @pytest.mark.filterwarnings("ignore:k = .* counts:RuntimeWarning")
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(outcome_lists(equal=True))
 def test_invariants_hold_when_every_task_has_the_same_runs(tasks):
     curve = pk.reliability_curve(as_runs(tasks), n_resamples=200, rng=0)
@@ -302,7 +302,7 @@ def test_errors_fail_by_default_or_are_excluded_and_counted():
     )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(outcome_lists(), st.data())
 def test_excluding_errors_is_dropping_the_errored_runs(tasks, data):
     runs = as_runs(tasks)

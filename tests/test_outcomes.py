@@ -44,13 +44,13 @@ def expected_tally(runs, by=()):
 # --- tally ----------------------------------------------------------------------------
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(runs_tables())
 def test_tally_counts_runs_and_passes_like_a_group_by(runs):
     pd.testing.assert_frame_equal(pk.tally(runs), expected_tally(runs), check_dtype=False)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(runs_tables(groups=True))
 def test_tally_counts_within_groups(runs):
     got = pk.tally(runs, by="model")
@@ -208,7 +208,7 @@ def test_other_refusals():
 # --- outcome matrix -------------------------------------------------------------------
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(runs_tables(groups=True))
 def test_outcome_matrix_round_trips_to_the_same_runs(runs):
     matrix = pk.outcome_matrix(runs, by="model")
@@ -262,7 +262,7 @@ def test_a_plain_bool_array_is_an_outcome_matrix():
 # --- per-run view ---------------------------------------------------------------------
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(runs_tables(groups=True))
 def test_per_run_counts_pass_rates_and_flips_like_a_pivot(runs):
     got = pk.per_run(runs, by="model")
@@ -306,7 +306,7 @@ ALL_EXCLUDED = pd.DataFrame(
 """Group m1 has every run errored: under errors="exclude" none of its runs is left."""
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(runs_tables(groups=True, errors=True), st.sampled_from(["fail", "exclude"]))
 @example(ALL_EXCLUDED, "exclude")  # a group with no run left is drawn every time, not by luck
 def test_compact_runs_keep_every_tally_and_estimate(runs, errors):
