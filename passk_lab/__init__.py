@@ -21,6 +21,7 @@ from passk_lab._version import __version__
 
 if TYPE_CHECKING:  # what the names below are, for type checkers; imported on first use
     from passk_lab import io, plots, report
+    from passk_lab._styled import styled
     from passk_lab.compare import compare
     from passk_lab.coverage import interval_coverage
     from passk_lab.estimators import (
@@ -105,6 +106,7 @@ _HOMES = {
         "planning": ["plan_evaluation", "required_p", "zero_failure_runs"],
         "seeded": ["mulberry32", "seeded"],
         "simulate": ["coin_tasks", "simulate_coin", "simulate_sweep"],
+        "_styled": ["styled"],
         "variability": ["consistency", "noise_floor", "variance_components"],
     }.items()
     for name in names
@@ -204,6 +206,7 @@ __all__ = [
     "seeded",
     "simulate_coin",
     "simulate_sweep",
+    "styled",
     "success_counts",
     "tally",
     "task_consistency",

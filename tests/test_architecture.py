@@ -269,6 +269,7 @@ PUBLIC_API = [
     "seeded",
     "simulate_coin",
     "simulate_sweep",
+    "styled",
     "success_counts",
     "tally",
     "task_consistency",

@@ -217,7 +217,7 @@ class EvalResult:
             (f"pass^{self.k}", self.pass_pow_k),
             ("runs", len(self.runs)),
             ("errored runs", errored),
-            ("timed-out runs", timed_out),
+            ("of them, timed out", timed_out),
         ]
         if self.header.get("model") is not None:
             rows.append(("model", str(self.header["model"])))
