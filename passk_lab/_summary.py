@@ -135,10 +135,9 @@ _TITLE = "text-align:left;font-weight:bold;padding:0.2em 0.6em 0.3em 0;caption-s
 _CELL = "padding:0.15em 0.6em;border-top:1px solid rgba(127,127,127,0.3);background:transparent"
 _LABEL = f"{_CELL};text-align:left;font-weight:normal;opacity:0.8"
 _VALUE = f"{_CELL};text-align:right"
-_NOTE = "padding:0.3em 0.6em 0 0;text-align:left;font-size:0.9em;opacity:0.8"
 
 
-def summary_html(title: str, rows: Sequence[tuple[str, object]], *, note: str | None = None) -> str:
+def summary_html(title: str, rows: Sequence[tuple[str, object]]) -> str:
     """Return a titled two-column HTML table of labels and values, every text escaped.
 
     Values are shown by :func:`value_text`. The colours are the page's own
@@ -148,7 +147,7 @@ def summary_html(title: str, rows: Sequence[tuple[str, object]], *, note: str | 
 
     Examples
     --------
-    >>> page = summary_html("Fit <1>", [("tasks", 40), ("model", "<b>x</b>&")], note="a & b")
+    >>> page = summary_html("Fit <1>", [("tasks", 40), ("model", "<b>x</b>&")])
     >>> "Fit &lt;1&gt;" in page, "&lt;b&gt;x&lt;/b&gt;&amp;" in page, "<b>" in page
     (True, True, False)
     """
@@ -161,7 +160,5 @@ def summary_html(title: str, rows: Sequence[tuple[str, object]], *, note: str | 
         f'<td style="{_VALUE}">{html.escape(value_text(value))}</td></tr>'
         for label, value in rows
     ]
-    if note:
-        lines.append(f'<tr><td colspan="2" style="{_NOTE}">{html.escape(note)}</td></tr>')
     lines.append("</table>")
     return "\n".join(lines)
