@@ -14,8 +14,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib import patheffects
 from matplotlib.collections import PolyCollection, QuadMesh
+from matplotlib.colors import to_rgba
 from matplotlib.image import AxesImage
+from matplotlib.legend import Legend
 
 import passk_lab as pk
 from passk_lab import plots
@@ -273,28 +276,125 @@ def test_sweep_lines_draw_p_to_the_k_for_every_p(sweep):
         plots.sweep_lines(sweep, ps=[0.5])
 
 
+def colour_bar(fig):
+    """The colour bar of a figure of one plot: its Axes and the colours it maps values to."""
+    _, cax = fig.axes
+    (solids,) = [item for item in cax.collections if isinstance(item, QuadMesh)]
+    return cax, solids.to_rgba
+
+
 def test_many_sweep_lines_get_a_colour_bar_instead_of_a_legend():
     many = pk.simulate_sweep(np.round(np.arange(0.5, 1.0, 0.05), 2), [1, 2, 3], evaluations=2)
     ax = plots.sweep_lines(many)
     assert len(ax.get_lines()) == 10
     assert ax.get_legend() is None
-    assert len(ax.figure.axes) == 2
+    cax, colour_of = colour_bar(ax.figure)
+    for line in ax.get_lines():  # each line in the colour the bar gives its p
+        p = float(line.get_label().removeprefix("p = "))
+        np.testing.assert_allclose(to_rgba(line.get_color()), colour_of(p))
+    np.testing.assert_allclose(cax.get_yticks(), sorted(many["p"].unique()))  # a tick per line
+
+
+@pytest.fixture(scope="module")
+def fifty():
+    return pk.simulate_sweep(np.round(np.linspace(0.5, 0.99, 50), 3), [1, 4], evaluations=2, rng=0)
+
+
+def test_sweep_lines_of_many_p_draw_ten_spread_evenly_unless_told_which(fifty):
+    every = sorted(fifty["p"].unique())
+    ax = plots.sweep_lines(fifty)
+    drawn = [float(line.get_label().removeprefix("p = ")) for line in ax.get_lines()]
+    assert len(drawn) == 10
+    assert (drawn[0], drawn[-1]) == (every[0], every[-1])
+    steps = np.diff([every.index(p) for p in drawn])  # how far apart in the sweep's order
+    assert steps.min() >= 1
+    assert steps.max() - steps.min() <= 1  # evenly, as near as whole steps allow
+    for line, p in zip(ax.get_lines(), drawn, strict=True):
+        np.testing.assert_allclose(line.get_ydata(), p ** np.array([1, 4]))
+    cax, _ = colour_bar(ax.figure)
+    assert cax.get_ylabel() == "p (chance a run passes), 10 of the sweep's 50"
+    np.testing.assert_allclose(cax.get_yticks(), drawn)  # a tick at each line's p
+    told = plots.sweep_lines(fifty, ps=every, ax=plt.figure().gca())
+    assert len(told.get_lines()) == 50
+
+
+def test_a_few_sweep_lines_are_named_beside_the_axes_not_on_them(sweep):
+    ax = plots.sweep_lines(sweep)
+    ax.figure.canvas.draw()
+    assert ax.get_legend().get_window_extent().x0 >= ax.bbox.x1
+
+
+def test_sweep_heatmap_labels_its_contours_with_the_target_legibly(sweep):
+    ax = plots.sweep_heatmap(sweep, levels=[0.5, 0.9])
+    labels = ax.texts
+    assert {label.get_text() for label in labels} == {"$p^k$ = 0.5", "$p^k$ = 0.9"}
+    for label in labels:
+        assert label.get_fontsize() >= 10
+        assert to_rgba(label.get_color()) == to_rgba("white")
+        (outline,) = label.get_path_effects()  # a dark stroke around the white writing
+        assert isinstance(outline, patheffects.withStroke)
+    measured = plots.sweep_heatmap(sweep, value="pass_pow_k", levels=[0.5], ax=plt.figure().gca())
+    assert [label.get_text() for label in measured.texts] == ["pass$^k$ = 0.5"]
 
 
 def test_measured_vs_analytic_plots_each_cells_mean_and_spread(sweep):
     ax = plots.measured_vs_analytic(sweep, coverage=0.8)
-    diagonal, points = ax.get_lines()
+    diagonal, *points = ax.get_lines()
     assert list(diagonal.get_xdata()) == [0, 1]
     cells = sweep.groupby(["p", "k"])["pass_pow_k"]
-    np.testing.assert_allclose(points.get_xdata(), sweep.groupby(["p", "k"])["true_pow_k"].first())
-    np.testing.assert_allclose(points.get_ydata(), cells.mean())
+    ps = sorted(sweep["p"].unique())
+    assert [line.get_label() for line in points] == [f"p = {p:g}" for p in ps]
+    truth = sweep.groupby(["p", "k"])["true_pow_k"].first()
+    np.testing.assert_allclose(np.concatenate([line.get_xdata() for line in points]), truth)
+    np.testing.assert_allclose(np.concatenate([line.get_ydata() for line in points]), cells.mean())
     (bars,) = ax.collections
     segments = bars.get_segments()
     np.testing.assert_allclose([segment[0, 1] for segment in segments], cells.quantile(0.1))
     np.testing.assert_allclose([segment[1, 1] for segment in segments], cells.quantile(0.9))
-    assert legend_texts(ax)[1:] == ["mean of 50 evaluations", "middle 80% of them"]
+    colours = {to_rgba(line.get_color()) for line in points}
+    assert len(colours) == len(ps)  # one colour per p
+    ks = sweep.groupby(["p", "k"]).size().groupby("p").size()
+    expected = np.repeat([to_rgba(line.get_color())[:3] for line in points], ks, axis=0)
+    np.testing.assert_allclose(bars.get_colors()[:, :3], expected)  # each bar in its p's colour
+    marks, named = [item for item in ax.get_children() if isinstance(item, Legend)]
+    assert legend_texts(ax) == [f"p = {p:g}" for p in ps]
+    assert [text.get_text() for text in marks.get_texts()] == [
+        "measured = true",
+        "mean of 50 evaluations",
+        "middle 80% of them",
+    ]
+    for handle, line in zip(named.legend_handles, points, strict=True):
+        assert to_rgba(handle.get_color()) == to_rgba(line.get_color())
     with pytest.raises(ValueError, match="coverage"):
         plots.measured_vs_analytic(sweep, coverage=1.0)
+
+
+def test_measured_vs_analytic_keys_hide_no_data(sweep):
+    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=100)
+    plots.measured_vs_analytic(sweep, ax=ax)
+    fig.canvas.draw()
+    marks, named = [item for item in ax.get_children() if isinstance(item, Legend)]
+    assert named.get_window_extent().x0 >= ax.bbox.x1  # the p beside the Axes
+    inside = marks.get_window_extent().transformed(ax.transData.inverted())
+    (bars,) = ax.collections
+    for segment in bars.get_segments():
+        (x, low), (_, high) = segment
+        assert not (inside.x0 <= x <= inside.x1 and low <= inside.y1 and high >= inside.y0)
+    for line in ax.get_lines():
+        for x, y in zip(line.get_xdata(), line.get_ydata(), strict=True):
+            if line.get_label().startswith("p ="):
+                assert not inside.contains(x, y)
+
+
+def test_measured_vs_analytic_of_many_p_colours_them_by_a_colour_bar(fifty):
+    ax = plots.measured_vs_analytic(fifty)
+    _, colour_of = colour_bar(ax.figure)
+    _, *points = ax.get_lines()
+    assert len(points) == 50
+    for line in points:
+        p = float(line.get_label().removeprefix("p = "))
+        np.testing.assert_allclose(to_rgba(line.get_color()), colour_of(p))
+    assert legend_texts(ax) == ["measured = true", "mean of 2 evaluations", "middle 95% of them"]
 
 
 def test_measured_vs_analytic_draws_a_range_that_misses_the_mean_when_passes_are_rare():

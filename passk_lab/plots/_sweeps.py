@@ -7,9 +7,11 @@ from collections.abc import Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib import patheffects
 from matplotlib.axes import Axes
 from matplotlib.cm import ScalarMappable
 from matplotlib.colors import ListedColormap, Normalize
+from matplotlib.lines import Line2D
 
 from passk_lab._warnings import warn
 from passk_lab.plots._style import POW_K, axes_of, integer_ticks, literal, require_table
@@ -21,6 +23,22 @@ _SWEEP_LABELS = {  # axis labels of the sweep columns
     "pass_pow_k": f"mean measured {POW_K}",
     "pass_at_1": "mean measured pass@1",
 }
+
+
+_CONTOUR_NAMES = {  # the names of the sweep columns in a contour's label, "<name> = 0.9"
+    "true_pow_k": "$p^k$",
+    "pass_pow_k": POW_K,
+    "pass_at_1": "pass@1",
+}
+
+_OUTLINE = "0.15"
+"""The dark grey around white lines and writing, so that they read on pale colours too."""
+
+_MOST_LINES = 10
+"""The most p a sweep's lines draw unless told which: more merge into one another."""
+
+_MOST_NAMED = 8
+"""The most p a legend names; past them, a colour bar gives each line's p."""
 
 
 def _current(value: str) -> str:
@@ -59,7 +77,9 @@ def sweep_heatmap(
         (the mean measured). The truth's old name ``"p_pow_k"`` works, with
         a ``DeprecationWarning``, for one release.
     levels : sequence of float
-        Contour lines, labelled: the p a target pass^k demands at each k.
+        Contour lines, labelled with their value (``p^k = 0.9``): the p a
+        target pass^k demands at each k. White with a dark outline, they
+        read on every colour of the map.
     ax : matplotlib Axes, optional
         Where to draw; the current Axes by default.
 
@@ -85,13 +105,42 @@ def sweep_heatmap(
     mesh = ax.pcolormesh(ks, ps, grid.to_numpy(), vmin=0, vmax=1, shading="nearest")
     ax.figure.colorbar(mesh, ax=ax, label=_SWEEP_LABELS.get(value, literal(value)))
     if len(ks) > 1 and len(ps) > 1 and levels:
+        outline = [patheffects.withStroke(linewidth=3, foreground=_OUTLINE)]
         lines = ax.contour(ks, ps, grid.to_numpy(), levels=sorted(levels), colors="white")
-        ax.clabel(lines, fmt="%.2g", fontsize=8)
+        lines.set_path_effects(outline)
+        name = _CONTOUR_NAMES.get(value, literal(value))
+        for label in ax.clabel(lines, fmt=lambda level: f"{name} = {level:g}", fontsize=11):
+            label.set_path_effects(outline)
     ax.grid(False)
     integer_ticks(ax)
     ax.set_xlabel("k (runs per task)")
     ax.set_ylabel("p (chance a run passes)")
     return ax
+
+
+def _shades() -> ListedColormap:
+    """Return the colours of p: viridis without its pale yellow end, which fades into white."""
+    return ListedColormap(plt.get_cmap("viridis")(np.linspace(0, 0.85, 256)))
+
+
+def _evenly(values: pd.Index, most: int) -> pd.Index:
+    """Return at most `most` of `values`, evenly spread in their order, the first and last kept."""
+    if len(values) <= most:
+        return values
+    return values[np.unique(np.round(np.linspace(0, len(values) - 1, most)).astype(np.int64))]
+
+
+def _key_of_p(ax: Axes, lines: list[Line2D], ps: pd.Index, norm: Normalize, label: str) -> None:
+    """Say which colour is which p: a legend of `lines` beside `ax` for a few, else a colour bar.
+
+    The colour bar marks each p when there are few enough for its ticks.
+    """
+    if len(ps) <= _MOST_NAMED:
+        ax.legend(handles=lines, loc="upper left", bbox_to_anchor=(1.02, 1.0), markerscale=2)
+        return
+    bar = ax.figure.colorbar(ScalarMappable(norm=norm, cmap=_shades()), ax=ax, label=label)
+    if len(ps) <= _MOST_LINES:
+        bar.set_ticks(ps.to_numpy(dtype=float), labels=[f"{p:g}" for p in ps])
 
 
 def sweep_lines(
@@ -111,8 +160,10 @@ def sweep_lines(
     value : str
         The column to draw.
     ps : sequence of float, optional
-        The p values to draw; by default every one (a colour bar replaces the
-        legend past eight).
+        The p values to draw, every one of them. By default every p of the
+        sweep up to 10 of them; past 10, ten spread evenly over the sweep's
+        p in order, the least and the greatest among them (more lines merge
+        into one another), and the colour bar's label says how many.
     ax : matplotlib Axes, optional
         Where to draw; the current Axes by default.
 
@@ -120,9 +171,16 @@ def sweep_lines(
     -------
     matplotlib Axes
 
+    Notes
+    -----
+    The colour of a line goes with its p. Up to eight lines, a legend beside
+    the Axes names them; past eight, a colour bar gives p, with a tick at
+    each line's p when there are at most ten.
+
     Examples
     --------
     >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
     >>> import passk_lab as pk
     >>> sweep = pk.simulate_sweep([0.8, 0.9, 0.99], range(1, 11), evaluations=10, rng=0)
     >>> fig, ax = plt.subplots()
@@ -130,26 +188,37 @@ def sweep_lines(
     >>> [line.get_label() for line in ax.get_lines()]
     ['p = 0.8', 'p = 0.9', 'p = 0.99']
     >>> plt.close(fig)
+
+    Of a sweep over 50 p, ten lines are drawn:
+
+    >>> many = pk.simulate_sweep(np.round(np.linspace(0.5, 0.99, 50), 3), [1, 5], evaluations=2)
+    >>> fig, ax = plt.subplots()
+    >>> ax = sweep_lines(many, ax=ax)
+    >>> [line.get_label() for line in ax.get_lines()][:3]
+    ['p = 0.5', 'p = 0.55', 'p = 0.61']
+    >>> len(ax.get_lines())
+    10
+    >>> plt.close(fig)
     """
     value = _current(value)
     grid = _grid(sweep, value)
+    label = "p (chance a run passes)"
     if ps is not None:
         unknown = [p for p in ps if p not in grid.index]
         if unknown:
             raise ValueError(f"p = {unknown} is not in the sweep; choose from {list(grid.index)}")
         grid = grid.loc[list(ps)]
+    elif len(grid) > _MOST_LINES:
+        label += f", {_MOST_LINES} of the sweep's {len(grid)}"
+        grid = grid.loc[_evenly(grid.index, _MOST_LINES)]
     ax = axes_of(ax)
-    shades = ListedColormap(plt.get_cmap("viridis")(np.linspace(0, 0.85, 256)))  # no pale yellow
+    shades = _shades()
     norm = Normalize(float(grid.index.min()), float(grid.index.max()))
-    for p in grid.index:
-        row = grid.loc[p]
-        ax.plot(row.index, row.to_numpy(), "-", color=shades(norm(float(p))), label=f"p = {p:g}")
-    if len(grid) <= 8:
-        ax.legend(loc="upper right")
-    else:
-        ax.figure.colorbar(
-            ScalarMappable(norm=norm, cmap=shades), ax=ax, label="p (chance a run passes)"
-        )
+    lines = [
+        ax.plot(row.index, row.to_numpy(), "-", color=shades(norm(float(p))), label=f"p = {p:g}")[0]
+        for p, row in grid.iterrows()
+    ]
+    _key_of_p(ax, lines, grid.index, norm, label)
     integer_ticks(ax)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("k (runs per task)")
@@ -181,6 +250,9 @@ def measured_vs_analytic(
     middle `coverage` of the evaluations (which need not contain the mean
     when passing all k runs is rare). Points on the diagonal mean the
     measure is unbiased; the bars show how far one evaluation can land.
+    Each p has its colour, points and bars alike: a legend beside the Axes
+    names up to eight, a colour bar gives more; a key at the lower right,
+    below the diagonal where no point lies, says what the marks are.
 
     Examples
     --------
@@ -189,37 +261,73 @@ def measured_vs_analytic(
     >>> sweep = pk.simulate_sweep([0.7, 0.9], [1, 5, 10], evaluations=200, rng=0)
     >>> fig, ax = plt.subplots()
     >>> ax = measured_vs_analytic(sweep, ax=ax)
-    >>> len(ax.get_lines()[1].get_xdata())  # one point per (p, k)
-    6
+    >>> [(line.get_label(), len(line.get_xdata())) for line in ax.get_lines()[1:]]
+    [('p = 0.7', 3), ('p = 0.9', 3)]
     >>> plt.close(fig)
     """
     frame = require_table(sweep, ["p", "k", "true_pow_k", "pass_pow_k"], "simulate_sweep")
     if not 0 < coverage < 1:
         raise ValueError(f"coverage must lie in (0, 1), got {coverage}")
     tail = (1 - coverage) / 2
-    cells = frame.groupby(["p", "k"])
-    truth = cells["true_pow_k"].first().to_numpy()
-    mean = cells["pass_pow_k"].mean().to_numpy()
-    low = cells["pass_pow_k"].quantile(tail).to_numpy()
-    high = cells["pass_pow_k"].quantile(1 - tail).to_numpy()
+    cells = frame.groupby(["p", "k"])["pass_pow_k"]
+    drawn = pd.DataFrame(
+        {
+            "truth": frame.groupby(["p", "k"])["true_pow_k"].first(),
+            "mean": cells.mean(),
+            "low": cells.quantile(tail),
+            "high": cells.quantile(1 - tail),
+        }
+    ).reset_index()
     evaluations = int(cells.size().min())
+    ps = pd.Index(drawn["p"].unique())
+    shades = _shades()
+    norm = Normalize(float(ps.min()), float(ps.max()))
     ax = axes_of(ax)
-    ax.plot([0, 1], [0, 1], color="0.5", lw=1, label="measured = true")
+    (diagonal,) = ax.plot([0, 1], [0, 1], color="0.5", lw=1, label="measured = true")
     # a range, not error bars around the mean: with rare passes the mean can lie above it
-    (points,) = ax.plot(truth, mean, "o", ms=3, label=f"mean of {evaluations} evaluations")
     ax.vlines(
-        truth,
-        low,
-        high,
-        color=points.get_color(),
+        drawn["truth"],
+        drawn["low"],
+        drawn["high"],
+        colors=shades(norm(drawn["p"].to_numpy())),
         lw=0.8,
         alpha=0.8,
-        label=f"middle {coverage:.0%} of them",
     )
+    points = []
+    for p, rows in drawn.groupby("p"):
+        color = shades(norm(float(p)))
+        (point,) = ax.plot(rows["truth"], rows["mean"], "o", ms=3, color=color, label=f"p = {p:g}")
+        points.append(point)
     ax.set_xlim(0, 1.02)
     ax.set_ylim(0, 1.02)
     ax.set_aspect("equal")
     ax.set_xlabel("true $p^k$")
     ax.set_ylabel("measured pass$^k$")
-    ax.legend(loc="lower right")
+    marks = ax.legend(
+        handles=[
+            diagonal,
+            Line2D(
+                [],
+                [],
+                color="0.3",
+                ls="",
+                marker="o",
+                ms=3,
+                label=f"mean of {evaluations} evaluations",
+            ),
+            Line2D(
+                [],
+                [],
+                color="0.3",
+                ls="",
+                marker="|",
+                ms=10,
+                label=f"middle {coverage:.0%} of them",
+            ),
+        ],
+        loc="lower right",
+    )
+    if len(ps) <= _MOST_NAMED:
+        ax.add_artist(marks)  # kept when the legend of p takes its place as the Axes' legend
+    _key_of_p(ax, points, ps, norm, "p (chance a run passes)")
     return ax
