@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
+from numbers import Real
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
@@ -12,22 +15,68 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from passk_lab._labels import interval_label
+from passk_lab._typing import Floats
 from passk_lab.plots._style import POW_K, axes_of, integer_ticks, literal, require_table
 
 __all__ = ["comparison", "decay_curve"]
 
 P_POW_K = r"$\hat{p}^{\,k}$"
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+"""The measured points' markers: a group past the palette's colours takes the next one."""
+_DODGE = 0.3
+"""How far apart in k the groups' measured points and error bars spread, first to last."""
+_TOP = 1.02
+"""The top of a share of tasks' axis: 1, with room for a point there."""
+_GROUPS_PER_COLUMN = 10
+"""The most groups one column of the groups' key lists."""
+_STYLE_GREY = "0.3"
+"""The colour of a style's key where several groups draw it, each in its own colour."""
+_HEIGHTS = (3, 2)
+"""The heights of a comparison's two axes: both agents above, their difference below."""
+_PAIR_DODGE = 0.08
+"""How far apart in k a comparison sets the two agents' points and error bars."""
+_YLIM_CHOICES = (
+    "'data' (0 to just above the highest value drawn), 'full' (0 to 1.02) or a (low, high) pair"
+)
 
 
-def _groups(curve: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
-    """Split a curve into its groups: the columns before ``k`` are the grouping columns."""
+def _groups(curve: pd.DataFrame) -> tuple[str, list[tuple[str, pd.DataFrame]]]:
+    """Split a curve into its groups: the columns before ``k`` are the grouping columns.
+
+    Returns the title of the groups' key (the columns' names) and, per group,
+    its name (its values) and its rows.
+    """
     by = list(curve.columns[: list(curve.columns).index("k")])
     if not by:
-        return [("", curve)]
-    return [
-        (literal(", ".join(f"{name}={value}" for name, value in zip(by, key, strict=True))), part)
+        return "", [("", curve)]
+    return literal(", ".join(map(str, by))), [
+        (literal(", ".join(map(str, key))), part)
         for key, part in curve.groupby(by, sort=False, dropna=False)
     ]
+
+
+def _checked_ylim(ylim: object) -> str | tuple[float, float]:
+    """Return `ylim` as decay_curve reads it, or say what it takes."""
+    if isinstance(ylim, str) and ylim in ("data", "full"):
+        return ylim
+    if isinstance(ylim, (tuple, list)) and len(ylim) == 2:
+        low, high = ylim
+        numbers = all(isinstance(end, Real) and not isinstance(end, bool) for end in ylim)
+        if numbers and math.isfinite(low) and math.isfinite(high) and low < high:
+            return float(low), float(high)
+    raise ValueError(f"ylim must be {_YLIM_CHOICES} with low < high; got {ylim!r}")
+
+
+def _bar_key(color: str, label: str) -> Line2D:
+    """Return the key's entry of an interval drawn as error bars: a short upright bar."""
+    return Line2D([], [], color=color, ls="none", marker="|", markersize=11, mew=1.4, label=label)
+
+
+def _highest(values: list[Floats]) -> float:
+    """Return the greatest finite value of `values`, or NaN if there is none."""
+    finite = np.concatenate([np.asarray(array, dtype=np.float64).ravel() for array in values])
+    finite = finite[np.isfinite(finite)]
+    return float(finite.max()) if len(finite) else math.nan
 
 
 def decay_curve(
@@ -36,6 +85,7 @@ def decay_curve(
     ax: Axes | None = None,
     log: bool = False,
     bands: bool = True,
+    ylim: str | tuple[float, float] = "data",
 ) -> Axes:
     """Draw pass^k against k with its interval, beside pass@1 and the curves that predict it.
 
@@ -50,19 +100,46 @@ def decay_curve(
     log : bool
         A logarithmic pass^k axis, which turns ``p^k`` into a straight line.
     bands : bool
-        Shade the intervals of the measured pass^k and of ``p̂^k``.
+        Draw the intervals: error bars on the measured pass^k and, with one
+        group, the band of ``p̂^k``.
+    ylim : {"data", "full"} or (float, float)
+        The pass^k axis: ``"data"`` (the default) from 0 to just above the
+        highest value drawn, intervals included (at most 1.02); ``"full"``
+        from 0 to 1.02; or the (low, high) given. On a log axis only a pair
+        sets the limits.
 
     Returns
     -------
     matplotlib Axes
 
+    Raises
+    ------
+    ValueError
+        If `ylim` is none of its choices, or the table is not a curve.
+
     Notes
     -----
-    Per group, in one colour: the measured pass^k (solid, with its interval
-    shaded), ``p̂^k`` = pass@1 to the power k (dashed, with the pass@1
-    interval raised to the power k shaded lightly), the beta-binomial
-    prediction (dotted) and pass@1 as a thin horizontal reference. Measured
-    pass^k above the dashed curve means the same tasks keep passing.
+    Per group, in one colour: the measured pass^k (solid, with markers and
+    its interval as error bars), ``p̂^k`` = pass@1 to the power k (dashed),
+    the beta-binomial prediction (dotted) and pass@1 as a thin horizontal
+    reference. Measured pass^k above the dashed curve means the same tasks
+    keep passing.
+
+    The measured interval is an error bar, not a shaded band: k is a whole
+    number, and bands of several groups overlap and blend into colours that
+    belong to no group. With several groups the measured points and bars are
+    set slightly apart in k (the first group left of each k, the last right
+    of it), so that no bar hides another. Only a curve of one group shades
+    the band of ``p̂^k`` (lightly, the one filled area of the plot); with
+    several groups it is left out -- draw a group on its own axes to see it.
+
+    The keys sit to the right of the axes, where they hide no data: one of
+    the groups (titled by the grouping columns, each group named by its
+    values) and one of the line styles, drawn in the series' colour when
+    there is one group. ``ax.get_legend()`` is the groups' key when the curve
+    has groups, else the styles' key. Constrained layout (on in
+    :func:`~passk_lab.plots.style`) and ``savefig(bbox_inches="tight")``
+    make room for them; a figure with neither may cut them off.
 
     Examples
     --------
@@ -73,7 +150,22 @@ def decay_curve(
     >>> ax = decay_curve(curve, ax=ax)
     >>> measured = ax.get_lines()[0]
     >>> measured.get_xdata().tolist(), measured.get_ydata().round(2).tolist()
-    ([1, 2, 3, 4, 5], [0.86, 0.74, 0.62, 0.53, 0.45])
+    ([1.0, 2.0, 3.0, 4.0, 5.0], [0.86, 0.74, 0.62, 0.53, 0.45])
+    >>> low, high = ax.get_ylim()  # 0 to just above the highest value drawn
+    >>> float(low), bool(high > curve["p_pow_k_high"].max()), bool(high < 1)
+    (0.0, True, True)
+    >>> plt.close(fig)
+
+    Groups are named by their values, under the grouping column's name:
+
+    >>> both = pd.concat([
+    ...     pk.simulate_coin(p=0.9, tasks=30, seed=1).assign(model="a"),
+    ...     pk.simulate_coin(p=0.6, tasks=30, seed=2).assign(model="b"),
+    ... ])
+    >>> fig, ax = plt.subplots()
+    >>> key = decay_curve(pk.reliability_curve(both, by="model"), ax=ax, ylim="full").get_legend()
+    >>> key.get_title().get_text(), [text.get_text() for text in key.get_texts()]
+    ('model', ['a', 'b'])
     >>> plt.close(fig)
     """
     frame = require_table(
@@ -81,66 +173,106 @@ def decay_curve(
         ["k", "pass_pow_k", "pass_pow_k_low", "pass_pow_k_high", "p_pow_k", "betabinom_pow_k"],
         "reliability_curve",
     )
+    limits = _checked_ylim(ylim)
     ax = axes_of(ax)
-    groups = _groups(frame)
+    title, groups = _groups(frame)
     level = interval_label(frame)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    one = len(groups) == 1
+    shaded = bands and one and "p_pow_k_low" in frame.columns
+    step = 0.0 if one else min(0.08, _DODGE / (len(groups) - 1))
     handles: list[Artist] = []
+    drawn: list[Floats] = []
     for index, (name, part) in enumerate(groups):
         color = colors[index % len(colors)]
+        marker = _MARKERS[(index // len(colors)) % len(_MARKERS)]
         k = part["k"].to_numpy()
         measured = part["pass_pow_k"].notna().to_numpy()
-        pass_at_1 = part.loc[part["k"] == 1, "p_pow_k"]
-        (line,) = ax.plot(
-            k[measured],
-            part["pass_pow_k"].to_numpy()[measured],
-            "o-",
-            color=color,
-            label=name,
-        )
+        x = k[measured] + (index - (len(groups) - 1) / 2) * step
+        y = part["pass_pow_k"].to_numpy(dtype=np.float64)[measured]
+        (line,) = ax.plot(x, y, "-", marker=marker, color=color, label=name, zorder=3)
         handles.append(line)
-        ax.plot(k, part["p_pow_k"].to_numpy(), "--", color=color)
-        ax.plot(k, part["betabinom_pow_k"].to_numpy(), ":", color=color, lw=2.2)
-        if len(pass_at_1):
+        predicted = part["p_pow_k"].to_numpy(dtype=np.float64)
+        betabinom = part["betabinom_pow_k"].to_numpy(dtype=np.float64)
+        ax.plot(k, predicted, "--", color=color, lw=1.4)
+        ax.plot(k, betabinom, ":", color=color, lw=2.2)
+        drawn += [y, predicted, betabinom]
+        pass_at_1 = part.loc[part["k"] == 1, "p_pow_k"]
+        if one and len(pass_at_1):
             ax.axhline(float(pass_at_1.iloc[0]), color=color, lw=0.8, ls="-.", alpha=0.7)
         if bands:
-            ax.fill_between(
-                k[measured],
-                part["pass_pow_k_low"].to_numpy()[measured],
-                part["pass_pow_k_high"].to_numpy()[measured],
-                color=color,
-                alpha=0.22,
-                lw=0,
-            )
-            if "p_pow_k_low" in part.columns:
-                ax.fill_between(
-                    k,
-                    part["p_pow_k_low"].to_numpy(),
-                    part["p_pow_k_high"].to_numpy(),
-                    color=color,
-                    alpha=0.08,
-                    lw=0,
-                )
-    grey = "0.35"
-    styles: list[Artist] = [
-        Line2D([], [], color=grey, marker="o", label=f"measured {POW_K}"),
-        Line2D([], [], color=grey, ls="--", label=f"{P_POW_K} = (pass@1)$^k$: tasks alike"),
-        Line2D([], [], color=grey, ls=":", lw=2.2, label="beta-binomial: tasks differ"),
-        Line2D([], [], color=grey, ls="-.", lw=0.8, label="pass@1"),
-    ]
+            low = part["pass_pow_k_low"].to_numpy(dtype=np.float64)[measured]
+            high = part["pass_pow_k_high"].to_numpy(dtype=np.float64)[measured]
+            ax.vlines(x, low, high, color=color, lw=1.4, zorder=2.5)
+            drawn += [low, high]
+        if shaded:
+            band = part[["p_pow_k_low", "p_pow_k_high"]].to_numpy(dtype=np.float64)
+            ax.fill_between(k, band[:, 0], band[:, 1], color=color, alpha=0.15, lw=0)
+            drawn.append(band)
+    style = colors[0] if one else _STYLE_GREY
+    styles: list[Artist] = [Line2D([], [], color=style, marker="o", label=f"measured {POW_K}")]
     if bands:
-        styles.insert(1, Patch(color=grey, alpha=0.3, label=f"{level} of measured {POW_K}"))
-        styles.insert(3, Patch(color=grey, alpha=0.12, label=f"{level} of {P_POW_K}"))
-    handles = styles if len(groups) == 1 else handles + styles
-    ax.legend(handles=handles, loc="lower left" if log else "upper right")
+        styles.append(_bar_key(style, f"{level} of measured {POW_K}"))
+    alike = f"{P_POW_K} = (pass@1)$^k$: tasks alike"
+    styles.append(Line2D([], [], color=style, ls="--", lw=1.4, label=alike))
+    if shaded:
+        styles.append(Patch(color=style, alpha=0.15, lw=0, label=f"{level} of {P_POW_K}"))
+    styles.append(Line2D([], [], color=style, ls=":", lw=2.2, label="beta-binomial: tasks differ"))
+    if one:
+        styles.append(Line2D([], [], color=style, ls="-.", lw=0.8, label="pass@1"))
+    grouped = bool(title)
+    key = ax.legend(
+        handles=styles,
+        loc="lower left" if grouped else "upper left",
+        bbox_to_anchor=(1.02, 0.0 if grouped else 1.0),
+        borderaxespad=0.0,
+        frameon=False,
+    )
+    if grouped:
+        ax.add_artist(key).set_clip_on(False)  # an added artist is clipped to the axes
+        ax.legend(
+            handles=handles,
+            title=title,
+            loc="upper left",
+            bbox_to_anchor=(1.02, 1.0),
+            borderaxespad=0.0,
+            frameon=False,
+            ncols=math.ceil(len(handles) / _GROUPS_PER_COLUMN),
+            alignment="left",
+        )
     ax.set_xlabel("k (runs that must all pass)")
     ax.set_ylabel(f"share of tasks, {POW_K}")
     integer_ticks(ax)
     if log:
         ax.set_yscale("log")
-    else:
-        ax.set_ylim(0, 1.02)
+    if isinstance(limits, tuple):
+        ax.set_ylim(*limits)
+    elif not log:
+        highest = _highest(drawn)
+        top = _TOP if limits == "full" or math.isnan(highest) else max(highest * 1.05, 0.05)
+        ax.set_ylim(0.0, min(top, _TOP))
     return ax
+
+
+def _lower_axes(ax: Axes) -> Axes:
+    """Give the lower part of `ax`'s place to a new Axes sharing its k axis, and return it.
+
+    An Axes of a grid keeps the upper cell of a split of its cell (which
+    constrained layout lays out as any other); one placed by a rectangle keeps
+    the upper part of it.
+    """
+    figure = ax.get_figure()
+    assert figure is not None  # an Axes one draws on is in a figure
+    spec = ax.get_subplotspec()
+    if spec is not None:
+        upper, lower = spec.subgridspec(2, 1, height_ratios=_HEIGHTS, hspace=0.1)
+        ax.set_subplotspec(upper)
+        return figure.add_subplot(lower, sharex=ax)
+    left, bottom, width, height = ax.get_position().bounds
+    share = _HEIGHTS[1] / sum(_HEIGHTS)
+    gap = 0.06 * height
+    ax.set_position((left, bottom + share * height + gap, width, (1 - share) * height - gap))
+    return figure.add_axes((left, bottom, width, share * height), sharex=ax)
 
 
 def comparison(
@@ -150,7 +282,7 @@ def comparison(
     names: Sequence[Hashable] = ("A", "B"),
     ax: Axes | None = None,
 ) -> Axes:
-    """Draw two agents' curves and their paired difference with its interval, against k.
+    """Draw two agents' curves with their intervals and, below, their paired difference.
 
     Parameters
     ----------
@@ -159,19 +291,35 @@ def comparison(
     metric : {"pass_pow_k", "pass_at_k"}
         Which of its curves to draw.
     names : pair of str
-        The agents' names, for the legend (``runs_a`` first).
+        The agents' names, for the keys (``runs_a`` first).
     ax : matplotlib Axes, optional
-        Where to draw; the current Axes by default.
+        Where to draw; the current Axes by default. Its place is split: it
+        keeps the upper part, and a new Axes below takes the difference.
 
     Returns
     -------
     matplotlib Axes
+        The upper Axes: both agents. The difference is on the Axes the
+        figure gained last, ``ax.figure.axes[-1]``, which shares its k axis.
+
+    Raises
+    ------
+    ValueError
+        If `names` is not two names, the table has no rows for `metric`, or
+        it is not compare's table.
 
     Notes
     -----
-    Both curves and the difference share one axis in probability points; the
-    difference (grey, with its paired bootstrap interval shaded) sits around
-    the zero line, and a band clear of zero is a difference the tasks support.
+    Above, each agent's pass^k (or pass@k) with its own interval
+    (``value_a_low`` to ``value_a_high``) as error bars, set slightly apart in
+    k so that neither hides the other. Below, on its own axis, the paired
+    difference A - B (grey diamonds) with its paired interval shaded around
+    the zero line: a band clear of zero is a difference the tasks support.
+    The two agents' own intervals overlap more often than the paired interval
+    reaches zero: pairing removes the tasks' shared difficulty. The keys sit
+    right of the axes (constrained layout, on in
+    :func:`~passk_lab.plots.style`, or ``savefig(bbox_inches="tight")`` make
+    room for them).
 
     Examples
     --------
@@ -182,13 +330,19 @@ def comparison(
     >>> table = pk.compare(strong, weak, rng=0, n_resamples=1000)
     >>> fig, ax = plt.subplots()
     >>> ax = comparison(table, names=("strong", "weak"), ax=ax)
-    >>> [line.get_label() for line in ax.get_lines()][:2]
+    >>> [line.get_label() for line in ax.get_lines()]
     ['strong', 'weak']
+    >>> below = fig.axes[-1]
+    >>> below.get_lines()[-1].get_ydata().round(3).tolist() == (
+    ...     table.loc[table["metric"] == "pass_pow_k", "difference"].round(3).tolist()
+    ... )
+    True
     >>> plt.close(fig)
     """
+    columns = ["value_a", "value_a_low", "value_a_high", "value_b", "value_b_low", "value_b_high"]
     frame = require_table(
         table,
-        ["metric", "k", "value_a", "value_b", "difference", "difference_low", "difference_high"],
+        ["metric", "k", *columns, "difference", "difference_low", "difference_high"],
         "compare",
     )
     if len(names) != 2:
@@ -200,25 +354,51 @@ def comparison(
             f"{sorted(frame['metric'].unique())}"
         )
     ax = axes_of(ax)
+    below = _lower_axes(ax)
     label = {"pass_pow_k": POW_K, "pass_at_k": "pass@k"}.get(metric, metric)
+    level = interval_label(frame)
     first, second = literal(names[0]), literal(names[1])
-    k = rows["k"].to_numpy()
-    ax.plot(k, rows["value_a"].to_numpy(), "o-", label=first)
-    ax.plot(k, rows["value_b"].to_numpy(), "s-", label=second)
-    ax.axhline(0, color="0.3", lw=0.8)
-    difference = f"{first} \N{MINUS SIGN} {second}"
-    ax.plot(k, rows["difference"].to_numpy(), "d-", color="0.25", label=difference)
-    ax.fill_between(
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    k = rows["k"].to_numpy(dtype=np.float64)
+    agents: list[Artist] = []
+    for index, (side, name, marker) in enumerate((("a", first, "o"), ("b", second, "s"))):
+        x = k + (index - 0.5) * _PAIR_DODGE
+        value = rows[f"value_{side}"].to_numpy(dtype=np.float64)
+        (line,) = ax.plot(x, value, "-", marker=marker, color=colors[index], label=name)
+        low, high = (
+            rows[f"value_{side}_{end}"].to_numpy(dtype=np.float64) for end in ("low", "high")
+        )
+        ax.vlines(x, low, high, color=colors[index], lw=1.4)
+        agents.append(line)
+    ax.legend(
+        handles=[*agents, _bar_key(_STYLE_GREY, f"{level} of each")],
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        borderaxespad=0,
+    )
+    ax.set_ylabel(label)
+    ax.tick_params(labelbottom=False)
+    below.axhline(0, color="0.3", lw=0.8)
+    (difference,) = below.plot(
         k,
-        rows["difference_low"].to_numpy(),
-        rows["difference_high"].to_numpy(),
+        rows["difference"].to_numpy(dtype=np.float64),
+        "d-",
+        color="0.25",
+        label=f"{first} \N{MINUS SIGN} {second}",
+    )
+    band = below.fill_between(
+        k,
+        rows["difference_low"].to_numpy(dtype=np.float64),
+        rows["difference_high"].to_numpy(dtype=np.float64),
         color="0.5",
         alpha=0.3,
         lw=0,
-        label=f"paired {interval_label(frame)} of the difference",
+        label=f"paired {level}",
     )
-    integer_ticks(ax)
-    ax.set_xlabel("k")
-    ax.set_ylabel(label)
-    ax.legend(loc="best")
+    below.legend(
+        handles=[difference, band], loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0
+    )
+    below.set_ylabel(f"difference in {label}")
+    below.set_xlabel("k")
+    integer_ticks(below)
     return ax
