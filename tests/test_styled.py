@@ -1,0 +1,183 @@
+"""pk.styled: result tables as a Styler with labels, rounded numbers and no index."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+
+import pandas as pd
+import pytest
+
+import passk_lab as pk
+from passk_lab._labels import interval_label, label
+from passk_lab.report._tables import html_text
+
+EXPONENT = re.compile(r"\d[eE][+-]?\d")
+
+
+@pytest.fixture(scope="module")
+def curve() -> pd.DataFrame:
+    return pk.reliability_curve(pk.simulate_coin(seed=42))
+
+
+@pytest.fixture(scope="module")
+def agents() -> pd.DataFrame:
+    return pd.concat(
+        [
+            pk.simulate_coin(p=0.8, seed=1).assign(model="a"),
+            pk.simulate_coin(p=0.7, seed=2).assign(model="<b>x</b>&"),
+        ],
+        ignore_index=True,
+    )
+
+
+def _grid(html: str) -> tuple[list[str], list[list[str]]]:
+    """The header cells and the body rows of a Styler's HTML, as the reader sees them."""
+    headers = re.findall(r'<th [^>]*class="col_heading[^"]*" >(.*?)</th>', html)
+    rows = [
+        re.findall(r'<td [^>]*class="data[^"]*" >(.*?)</td>', row)
+        for row in re.findall(r"<tr>(.*?)</tr>", html, flags=re.DOTALL)
+        if "<td" in row
+    ]
+    return headers, rows
+
+
+def _column(html: str, header: str) -> list[str]:
+    headers, rows = _grid(html)
+    at = headers.index(header)
+    return [row[at] for row in rows]
+
+
+def _shown(name: str, frame: pd.DataFrame | None = None) -> str:
+    """The header a column gets in HTML: its label, or its interval's with `frame`'s level."""
+    return html_text(label(name) if frame is None else f"{label(name)} {interval_label(frame)}")
+
+
+def test_a_curve_reads_with_labels_rounded_numbers_and_no_exponent(curve: pd.DataFrame) -> None:
+    html = pk.styled(curve).to_html()
+    headers, rows = _grid(html)
+    assert "pass<sup>k</sup>" in headers
+    assert "pass<sup>k</sup> 95% CI" in headers
+    for name in ["k", "pass_pow_k", "pass_at_k", "n_tasks", "interval_method"]:
+        assert _shown(name) in headers
+    assert len(rows) == len(curve)
+    assert not [cell for row in rows for cell in row if EXPONENT.search(cell)]
+    assert _column(html, _shown("pass_pow_k")) == [f"{value:.3f}" for value in curve["pass_pow_k"]]
+    assert _column(html, _shown("pass_pow_k", curve)) == [
+        f"[{low:.3f}, {high:.3f}]"
+        for low, high in zip(curve["pass_pow_k_low"], curve["pass_pow_k_high"], strict=True)
+    ]
+    assert _column(html, "k") == [str(k) for k in curve["k"]]
+    assert _column(html, _shown("n_tasks")) == [str(n) for n in curve["n_tasks"]]
+    assert 'class="row_heading' not in html  # the index is hidden
+
+
+def test_a_comparison_reads_with_labels_and_no_exponent(agents: pd.DataFrame) -> None:
+    a, b = (part for _, part in agents.groupby("model", sort=False))
+    table = pk.compare(a.drop(columns="model"), b.drop(columns="model"))
+    html = pk.styled(table).to_html()
+    headers, rows = _grid(html)
+    for name in ["value_a", "value_b", "difference", "n_tasks"]:
+        assert _shown(name) in headers
+    assert _shown("difference", table) in headers
+    assert not [cell for row in rows for cell in row if EXPONENT.search(cell)]
+    assert _column(html, _shown("difference")) == [f"{value:.3f}" for value in table["difference"]]
+
+
+def test_digits_sets_the_decimals(curve: pd.DataFrame) -> None:
+    for digits in (0, 2, 5):
+        html = pk.styled(curve, digits=digits).to_html()
+        assert _column(html, _shown("pass_pow_k")) == [
+            f"{value:.{digits}f}" for value in curve["pass_pow_k"]
+        ]
+        for cell in _column(html, _shown("pass_at_k", curve)):
+            decimals = [
+                len(end.split(".")[1]) if "." in end else 0 for end in cell[1:-1].split(", ")
+            ]
+            assert decimals == [digits, digits]
+
+
+def test_counts_read_as_integers_and_small_p_values_as_a_bound() -> None:
+    table = pd.DataFrame(
+        {
+            "count": [5.000000e01, 1.2e3],  # whole floats: counts
+            "share": [4.280636e-01, 1.0],
+            "ones": [1.0, 0.0],  # whole but shares: keep their decimals
+            "p_value": [2.8e-09, 0.04251],
+            "gap": [-0.0001, float("nan")],
+        }
+    )
+    html = pk.styled(table).to_html()
+    assert _column(html, "count") == ["50", "1200"]
+    assert _column(html, "share") == ["0.428", "1.000"]
+    assert _column(html, "ones") == ["1.000", "0.000"]
+    assert _column(html, _shown("p_value")) == ["&lt;0.001", "0.043"]
+    assert _column(html, "gap") == ["0.000", ""]  # no negative zero; a missing value is empty
+    assert _column(pk.styled(table, digits=4).to_html(), _shown("p_value")) == [
+        "&lt;0.0001",
+        "0.0425",
+    ]
+    assert not EXPONENT.search(html.split("<tbody>")[1])
+
+
+def test_a_grouped_table_shows_its_groups_as_they_are(agents: pd.DataFrame) -> None:
+    board = pk.leaderboard(agents)
+    html = pk.styled(board).to_html()
+    assert _column(html, "model") == [
+        value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        for value in board["model"]
+    ]
+    assert "<b>x</b>" not in html
+    warm = agents.assign(temperature=agents["model"].map({"a": 0.7, "<b>x</b>&": 1.25}))
+    by_temperature = pk.leaderboard(warm.drop(columns="model"), by="temperature")
+    assert by_temperature.attrs["by"] == ["temperature"]
+    shown = _column(pk.styled(by_temperature).to_html(), "temperature")
+    assert shown == [str(value) for value in by_temperature["temperature"]]
+    assert "0.7" in shown  # not 0.700
+
+
+def test_the_caption_gives_the_confidence_level(curve: pd.DataFrame) -> None:
+    assert pk.styled(curve).caption == "95% confidence intervals"
+    narrow = pk.reliability_curve(pk.simulate_coin(seed=42), confidence_level=0.9)
+    assert pk.styled(narrow).caption == "90% confidence intervals"
+    assert pk.styled(pd.DataFrame({"x": [1.5]})).caption is None
+
+
+def test_latex_is_escaped_for_latex(agents: pd.DataFrame) -> None:
+    board = pk.leaderboard(agents.assign(model=agents["model"].map({"a": "a_1"}).fillna("b&c")))
+    latex = pk.styled(board, escape="latex").to_latex()
+    assert r"pass$^k$ 95\% CI" in latex
+    assert r"a\_1" in latex
+    assert r"b\&c" in latex
+    assert r"\caption{95\% confidence intervals}" in latex
+    assert pk.styled(board).to_latex()  # the notebook's Styler renders as LaTeX too
+
+
+def test_the_input_is_left_as_it_was(curve: pd.DataFrame) -> None:
+    before = curve.copy()
+    pk.styled(curve).to_html()
+    pd.testing.assert_frame_equal(curve, before)
+    assert curve.attrs == before.attrs
+
+
+def test_refusals() -> None:
+    with pytest.raises(TypeError, match=r"DataFrame\), got list"):
+        pk.styled([1, 2])  # type: ignore[arg-type]
+    table = pd.DataFrame({"x": [1.5]})
+    with pytest.raises(TypeError, match="digits must be an integer"):
+        pk.styled(table, digits=1.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="digits must be 0 or more"):
+        pk.styled(table, digits=-1)
+    with pytest.raises(ValueError, match="escape must be 'html' or 'latex'"):
+        pk.styled(table, escape="markdown")  # type: ignore[arg-type]
+
+
+def test_without_jinja2_the_error_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *args: None if name == "jinja2" else find_spec(name, *args),
+    )
+    with pytest.raises(ImportError, match="pip install jinja2"):
+        pk.styled(pd.DataFrame({"x": [1.5]}))
