@@ -25,6 +25,43 @@ LABELS = {  # column (and metric) names; "^k" is set as a superscript where the 
     "successes": "runs passed",
     "binomial": "binomial expected",
     "betabinom": "beta-binomial expected",
+    "n_runs": "runs",
+    # a beta-binomial fit (BetaBinomialFit.to_frame)
+    "mean": "mean pass rate",
+    "icc": "ICC",
+    "alpha": "\N{GREEK SMALL LETTER ALPHA}",
+    "beta": "\N{GREEK SMALL LETTER BETA}",
+    "fitted_model": "model fitted",
+    "zero_share": "share never passing",
+    "one_share": "share always passing",
+    "log_likelihood": "log-likelihood",
+    "binomial_log_likelihood": "binomial log-likelihood",
+    "lr_statistic": "LR statistic",
+    "lr_pvalue": "tasks alike p",
+    "inflation_pvalue": "inflation p",
+    "gof_statistic": "fit \N{GREEK SMALL LETTER CHI}\N{SUPERSCRIPT TWO}",
+    "gof_df": "fit df",
+    "gof_pvalue": "fit p",
+    "rejected": "fit rejected",
+    # errored runs as failures or left out (error_sensitivity)
+    "pass_at_k_fail": "pass@k, errors failing",
+    "pass_at_k_exclude": "pass@k, errors left out",
+    "pass_pow_k_fail": "pass^k, errors failing",
+    "pass_pow_k_exclude": "pass^k, errors left out",
+    "n_tasks_fail": "tasks, errors failing",
+    "n_tasks_exclude": "tasks, errors left out",
+}
+
+INTERVAL_LABELS = {  # a curve's interval_method values
+    "clopper_pearson": "Clopper\N{EN DASH}Pearson",
+    "effective_n": "Clopper\N{EN DASH}Pearson, effective n",
+    "wilson": "Wilson",
+    "jeffreys": "Jeffreys",
+    "agresti_coull": "Agresti\N{EN DASH}Coull",
+    "wald": "Wald",
+    "percentile": "percentile bootstrap",
+    "bca": "BCa bootstrap",
+    "two-level": "two-level bootstrap",
 }
 
 
@@ -55,6 +92,25 @@ def label(name: str) -> str:
     if unit.endswith(_PER_PASS) and len(unit) > len(_PER_PASS):
         return f"cost per pass^k task ({unit.removesuffix(_PER_PASS)})"
     return f"cost of k runs ({unit})"
+
+
+def interval_name(method: str) -> str:
+    """Return the name a reader knows for a curve's ``interval_method`` value.
+
+    Examples
+    --------
+    >>> interval_name("wilson"), interval_name("effective_n (bca: no width)")
+    ('Wilson', 'Clopper\N{EN DASH}Pearson, effective n (BCa bootstrap: no width)')
+    >>> interval_name("none (fewer than 2 tasks)")
+    'none (fewer than 2 tasks)'
+    """
+    used, _, rest = method.partition(" (")
+    if used not in INTERVAL_LABELS:
+        return method
+    if not rest:
+        return INTERVAL_LABELS[used]
+    bootstrap, _, tail = rest.partition(":")
+    return f"{INTERVAL_LABELS[used]} ({INTERVAL_LABELS.get(bootstrap, bootstrap)}:{tail}"
 
 
 def interval_label(frame: pd.DataFrame) -> str:

@@ -13,6 +13,7 @@ package version and the date.
 from __future__ import annotations
 
 import html
+import itertools
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -194,13 +195,41 @@ def html_text(text: str) -> str:
     return "<sup>k</sup>".join(html.escape(part) for part in text.split("^k"))
 
 
+def _html_header(columns: pd.Index) -> str:
+    """Return a table's header rows: one, or two for two levels of column names.
+
+    Under two levels a run of columns sharing a top name has it once, spanning
+    them, over their own names; a column whose second name is empty has its
+    top name alone, over both rows.
+    """
+    if columns.nlevels == 1:
+        return "<tr>" + "".join(f"<th>{html_text(str(name))}</th>" for name in columns) + "</tr>"
+    if columns.nlevels != 2:
+        raise ValueError(
+            f"to_html renders one or two levels of column names, got {columns.nlevels}; "
+            "join the names of the others into these"
+        )
+    top, below = [], []
+    for name, run in itertools.groupby(columns, key=lambda pair: pair[0]):
+        subs = [str(sub) for _, sub in run]
+        if subs == [""]:
+            top.append(f'<th rowspan="2">{html_text(str(name))}</th>')
+            continue
+        top.append(f'<th colspan="{len(subs)}">{html_text(str(name))}</th>')
+        below += [f"<th>{html_text(sub)}</th>" for sub in subs]
+    return f"<tr>{''.join(top)}</tr><tr>{''.join(below)}</tr>"
+
+
 def to_html(frame: pd.DataFrame, *, digits: int = 3, caption: str | None = None) -> str:
     """Render a DataFrame as an HTML ``<table>`` fragment, without the index.
 
     Parameters
     ----------
     frame : DataFrame
-        The table; its columns become the header.
+        The table; its columns become the header. Columns of two levels
+        (a ``MultiIndex``) get two header rows: a top name spans the run of
+        columns that share it, over their own names, and a column whose
+        second name is ``""`` has its top name over both rows.
     digits : int
         Decimals for floating-point cells; missing values print as empty cells.
     caption : str, optional
@@ -222,13 +251,21 @@ def to_html(frame: pd.DataFrame, *, digits: int = 3, caption: str | None = None)
     <tr><td style="text-align:right">5</td><td style="text-align:right">0.450</td></tr>
     </tbody>
     </table>
+
+    An interval under the name of its estimate:
+
+    >>> pairs = [("k", ""), ("pass^k", "estimate"), ("pass^k", "95% CI")]
+    >>> columns = pd.MultiIndex.from_tuples(pairs)
+    >>> table = pd.DataFrame([[5, 0.45, "[0.293, 0.615]"]], columns=columns)
+    >>> to_html(table).splitlines()[1].split("</tr>")  # doctest: +NORMALIZE_WHITESPACE
+    ['<thead><tr><th rowspan="2">k</th><th colspan="2">pass<sup>k</sup></th>',
+     '<tr><th>estimate</th><th>95% CI</th>', '</thead>']
     """
     numeric = _numeric(frame)
     lines = ["<table>"]
     if caption:
         lines.append(f"<caption>{html_text(caption)}</caption>")
-    header = "".join(f"<th>{html_text(str(name))}</th>" for name in frame.columns)
-    lines += [f"<thead><tr>{header}</tr></thead>", "<tbody>"]
+    lines += [f"<thead>{_html_header(frame.columns)}</thead>", "<tbody>"]
     for row in _rows(frame, digits):
         cells = "".join(
             f'<td style="text-align:{"right" if right else "left"}">{html_text(cell)}</td>'
