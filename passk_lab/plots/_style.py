@@ -17,6 +17,7 @@ __all__ = [
     "MOST_TICKS",
     "POW_K",
     "axes_of",
+    "default_title",
     "integer_ticks",
     "literal",
     "require_table",
@@ -69,6 +70,26 @@ def style() -> Iterator[None]:
 def axes_of(ax: Axes | None) -> Axes:
     """Return `ax`, or the current Axes when it is None."""
     return plt.gca() if ax is None else ax
+
+
+def default_title(ax: Axes, title: str) -> None:
+    """Give `ax` the title `title` unless it has one: a caller's title, set before or after, wins.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> default_title(ax, "the chance that all k runs pass")
+    >>> ax.get_title()
+    'the chance that all k runs pass'
+    >>> _ = ax.set_title("mine")
+    >>> default_title(ax, "the chance that all k runs pass")
+    >>> ax.get_title()
+    'mine'
+    >>> plt.close(fig)
+    """
+    if not ax.get_title():
+        ax.set_title(title)
 
 
 def require_table(frame: object, columns: Sequence[str], made_by: str) -> pd.DataFrame:
