@@ -397,6 +397,28 @@ def test_measured_vs_analytic_of_many_p_colours_them_by_a_colour_bar(fifty):
     assert legend_texts(ax) == ["measured = true", "mean of 2 evaluations", "middle 95% of them"]
 
 
+@pytest.mark.parametrize(
+    ("draw", "title"),
+    [
+        (plots.sweep_heatmap, "$p^k$: the chance that all k runs of a task pass"),
+        (plots.sweep_lines, "$p^k$: the chance that all k runs of a task pass"),
+        (
+            plots.measured_vs_analytic,
+            "simulated evaluations: measured pass$^k$ against the true $p^k$",
+        ),
+    ],
+)
+def test_a_sweep_plot_has_a_title_unless_its_caller_gives_one(sweep, draw, title):
+    assert draw(sweep, ax=plt.figure().gca()).get_title() == title
+    before = plt.figure().gca()
+    before.set_title("mine")
+    assert draw(sweep, ax=before).get_title() == "mine"
+    after = draw(sweep, ax=plt.figure().gca())
+    after.set_title("mine")
+    assert after.get_title() == "mine"
+    assert [text.get_text() for text in after.figure.texts] == []  # no title out of its reach
+
+
 def test_measured_vs_analytic_draws_a_range_that_misses_the_mean_when_passes_are_rare():
     rare = pk.simulate_sweep([0.5], [12], tasks=40, evaluations=1000, rng=0)
     ax = plots.measured_vs_analytic(rare)

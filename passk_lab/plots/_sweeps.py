@@ -14,7 +14,14 @@ from matplotlib.colors import ListedColormap, Normalize
 from matplotlib.lines import Line2D
 
 from passk_lab._warnings import warn
-from passk_lab.plots._style import POW_K, axes_of, integer_ticks, literal, require_table
+from passk_lab.plots._style import (
+    POW_K,
+    axes_of,
+    default_title,
+    integer_ticks,
+    literal,
+    require_table,
+)
 
 __all__ = ["measured_vs_analytic", "sweep_heatmap", "sweep_lines"]
 
@@ -24,6 +31,12 @@ _SWEEP_LABELS = {  # axis labels of the sweep columns
     "pass_at_1": "mean measured pass@1",
 }
 
+
+_TITLES = {  # a sweep plot's title by the column it draws; a column not named here has none
+    "true_pow_k": "$p^k$: the chance that all k runs of a task pass",
+    "pass_pow_k": "mean measured pass$^k$ of the simulated evaluations",
+    "pass_at_1": "mean measured pass@1 of the simulated evaluations",
+}
 
 _CONTOUR_NAMES = {  # the names of the sweep columns in a contour's label, "<name> = 0.9"
     "true_pow_k": "$p^k$",
@@ -87,6 +100,12 @@ def sweep_heatmap(
     -------
     matplotlib Axes
 
+    Notes
+    -----
+    The title says what the colours are (for ``true_pow_k``,
+    ``pass_pow_k`` and ``pass_at_1``), unless `ax` has a title already; a
+    title set afterwards replaces it.
+
     Examples
     --------
     >>> import matplotlib.pyplot as plt
@@ -96,6 +115,8 @@ def sweep_heatmap(
     >>> ax = sweep_heatmap(sweep, ax=ax)
     >>> ax.get_xlabel(), ax.get_ylabel()
     ('k (runs per task)', 'p (chance a run passes)')
+    >>> ax.get_title()
+    '$p^k$: the chance that all k runs of a task pass'
     >>> plt.close(fig)
     """
     value = _current(value)
@@ -115,6 +136,8 @@ def sweep_heatmap(
     integer_ticks(ax)
     ax.set_xlabel("k (runs per task)")
     ax.set_ylabel("p (chance a run passes)")
+    if value in _TITLES:
+        default_title(ax, _TITLES[value])
     return ax
 
 
@@ -175,7 +198,8 @@ def sweep_lines(
     -----
     The colour of a line goes with its p. Up to eight lines, a legend beside
     the Axes names them; past eight, a colour bar gives p, with a tick at
-    each line's p when there are at most ten.
+    each line's p when there are at most ten. The title says what the lines
+    are, as :func:`sweep_heatmap`'s does.
 
     Examples
     --------
@@ -223,6 +247,8 @@ def sweep_lines(
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("k (runs per task)")
     ax.set_ylabel(_SWEEP_LABELS.get(value, literal(value)))
+    if value in _TITLES:
+        default_title(ax, _TITLES[value])
     return ax
 
 
@@ -252,7 +278,8 @@ def measured_vs_analytic(
     measure is unbiased; the bars show how far one evaluation can land.
     Each p has its colour, points and bars alike: a legend beside the Axes
     names up to eight, a colour bar gives more; a key at the lower right,
-    below the diagonal where no point lies, says what the marks are.
+    below the diagonal where no point lies, says what the marks are. The
+    title says the points are simulated, unless `ax` has a title already.
 
     Examples
     --------
@@ -330,4 +357,5 @@ def measured_vs_analytic(
     if len(ps) <= _MOST_NAMED:
         ax.add_artist(marks)  # kept when the legend of p takes its place as the Axes' legend
     _key_of_p(ax, points, ps, norm, "p (chance a run passes)")
+    default_title(ax, "simulated evaluations: measured pass$^k$ against the true $p^k$")
     return ax
