@@ -120,10 +120,12 @@ def decay_curve(
     Notes
     -----
     Per group, in one colour: the measured pass^k (solid, with markers and
-    its interval as error bars), ``p̂^k`` = pass@1 to the power k (dashed),
-    the beta-binomial prediction (dotted) and pass@1 as a thin horizontal
-    reference. Measured pass^k above the dashed curve means the same tasks
-    keep passing.
+    its interval as error bars), ``p̂^k`` = pass@1 to the power k (dashed)
+    and the beta-binomial prediction (dotted). One group also gets pass@1 as
+    a thin horizontal reference; with several, pass@1 is each group's point
+    at k = 1, and a line per group would cross every other curve. Measured
+    pass^k above the dashed curve means the same tasks keep passing. A group
+    past the palette's colours takes a colour again with a new marker.
 
     The measured interval is an error bar, not a shaded band: k is a whole
     number, and bands of several groups overlap and blend into colours that
@@ -132,6 +134,8 @@ def decay_curve(
     of it), so that no bar hides another. Only a curve of one group shades
     the band of ``p̂^k`` (lightly, the one filled area of the plot); with
     several groups it is left out -- draw a group on its own axes to see it.
+    Past a dozen or so groups the curves crowd each other whatever the
+    style: draw them on several axes.
 
     The keys sit to the right of the axes, where they hide no data: one of
     the groups (titled by the grouping columns, each group named by its
