@@ -136,7 +136,7 @@ def styled(
         shown.style.format(formats)
         .format_index(escaped, axis=1)
         .hide(axis="index")
-        .set_table_styles([{"selector": "th, td", "props": "white-space: nowrap;"}])
+        .set_table_attributes('style="white-space: nowrap"')  # HTML only: an interval on one line
     )
     level = table.attrs.get("confidence_level")
     if isinstance(level, float):

@@ -150,6 +150,7 @@ def test_latex_is_escaped_for_latex(agents: pd.DataFrame) -> None:
     assert r"a\_1" in latex
     assert r"b\&c" in latex
     assert r"\caption{95\% confidence intervals}" in latex
+    assert "nowrap" not in latex  # the HTML's styles stay out of the LaTeX
     assert pk.styled(board).to_latex()  # the notebook's Styler renders as LaTeX too
 
 
