@@ -123,6 +123,14 @@ def test_outcome_heatmap_of_the_source_run_has_every_run_of_every_task():
     assert legend_texts(ax) == ["passed", "failed"]
 
 
+def test_an_outcome_matrix_with_no_task_or_no_run_is_refused():
+    matrix = pk.outcome_matrix(pk.simulate_coin(tasks=3, k=2, seed=1), states=True)
+    with pytest.raises(ValueError, match="has 0 tasks and 2 runs"):
+        plots.outcome_heatmap(matrix.iloc[:0])
+    with pytest.raises(ValueError, match="has 3 tasks and 0 runs"):
+        plots.outcome_heatmap(matrix.iloc[:, :0])
+
+
 def many_tasks(tasks, seed=3):
     runs = pk.simulate_coin(p=0.7, tasks=tasks, k=8, seed=seed)
     return runs.assign(task=[f"airline/task_{task:03d}" for task in runs["task"]])

@@ -194,6 +194,11 @@ def outcome_heatmap(
     if not isinstance(runs, pd.DataFrame):
         raise TypeError(f"runs must be a DataFrame, got {type(runs).__name__}")
     matrix = runs if _is_states(runs) else outcome_matrix(runs, threshold=threshold, states=True)
+    if matrix.empty:
+        raise ValueError(
+            f"the outcome matrix has {matrix.shape[0]} tasks and {matrix.shape[1]} runs; pass "
+            f"one with at least one run of one task"
+        )
     check_size(
         "the outcome heatmap",
         matrix.shape,
