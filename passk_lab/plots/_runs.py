@@ -158,10 +158,10 @@ def outcome_heatmap(
         The reward a run needs to pass, when the table has ``reward``.
     task_labels : bool, optional
         Label the rows with task ids. By default (None) as many as can be
-        read: every row when each has room for an 8 pt label, else every
-        2nd, 3rd, ... row (counted from the top, as drawn) at 8 pt, and none
-        when fewer than one row in 5 could be labelled. True labels every
-        row, smaller if need be; False labels none.
+        read: every row when each has room for a label of 8 pt or more,
+        else every 2nd, 3rd, 4th or 5th row (counted from the top, as
+        drawn) at 8 pt, and none when even every 5th has no room. True
+        labels every row, smaller if need be; False labels none.
 
     Returns
     -------
