@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import re
 import sys
+import textwrap
 import warnings
 from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
@@ -95,6 +98,36 @@ def _whole(least: int) -> Callable[[str], int]:
     return whole
 
 
+def _number(low: float, high: float, *, low_in: bool, high_in: bool) -> Callable[[str], float]:
+    """Return an argparse type: a number from `low` to `high`, each end in it or not."""
+    shown = f"{'[' if low_in else '('}{low:g}, {high:g}{']' if high_in else ')'}"
+
+    def number(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        above = value >= low if low_in else value > low
+        below = value <= high if high_in else value < high
+        if not (above and below):  # NaN too
+            raise argparse.ArgumentTypeError(f"takes a number in {shown}, got {text!r}")
+        return value
+
+    return number
+
+
+def _listed(one: Callable[[str], Any], example: str) -> Callable[[str], list[Any]]:
+    """Return an argparse type: one value as `one` reads it, or a list of them (`example`)."""
+
+    def listed(text: str) -> list[Any]:
+        try:
+            return [one(part) for part in text.split(",")]
+        except argparse.ArgumentTypeError as error:
+            raise argparse.ArgumentTypeError(f"{error} (one, or a list: {example})") from None
+
+    return listed
+
+
 def _k_values(text: str) -> Sequence[int]:
     """Parse ``--k``: ``5``, ``1,2,4`` or ``1..8``, a range kept unlisted (the curve sizes it)."""
     try:
@@ -128,14 +161,32 @@ def _read_runs(args: argparse.Namespace, path: str | None = None) -> pd.DataFram
     }
     if getattr(args, "by", None) and _takes(args, path, "by"):
         options["by"] = args.by  # a reader that reads groups reads them as ids, as tally does
-    return read(args.runs_file if path is None else path, format=args.format, **options)
+    return read(args.runs_file if path is None else path, format=_format(args, path), **options)
+
+
+def _format(args: argparse.Namespace, path: str | None) -> str:
+    """Return the format of RUNS_FILE (or `path`): --format, else told from its shape.
+
+    A table told from its shape is a table of counts when --n or --c names its columns.
+    """
+    from passk_lab.io import detect_format
+
+    if args.format != "auto":
+        return str(args.format)
+    name = detect_format(args.runs_file if path is None else path)
+    counted = args.n is not None or args.c is not None
+    return "counts" if name == "table" and counted else name
 
 
 _READ_OPTIONS = {
     "scorer": "scorer",
     "threshold": "threshold",
     "task": "task",
+    "run": "run",
+    "passed": "passed",
     "reward": "reward",
+    "n": "n",
+    "c": "c",
     "metric": "lm_eval_metric",
     "filter": "lm_eval_filter",
     "partial": "partial",
@@ -145,12 +196,9 @@ _READ_OPTIONS = {
 
 def _takes(args: argparse.Namespace, path: str | None, option: str) -> bool:
     """Tell whether the reader of RUNS_FILE (or `path`) takes `option`."""
-    from passk_lab.io import detect_format
     from passk_lab.io._formats import REGISTRY
 
-    name = args.format
-    if name == "auto":
-        name = detect_format(args.runs_file if path is None else path)
+    name = _format(args, path)
     return any(row.name == name and option in row.options for row in REGISTRY)
 
 
@@ -166,14 +214,25 @@ def _interval_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _curve_options(args: argparse.Namespace) -> dict[str, Any]:
     """Return the reliability curve's keywords, from the options `_curve_arguments` adds."""
-    return {"by": args.by, "method": args.method, **_interval_options(args)}
+    return {
+        "by": args.by,
+        "method": args.method,
+        "predict_to": args.predict_to,
+        **_interval_options(args),
+    }
 
 
-def _shown(table: pd.DataFrame, args: argparse.Namespace) -> str:
+def _shown(
+    table: pd.DataFrame,
+    args: argparse.Namespace,
+    *,
+    digits: int = 3,
+    labels: dict[str, str] | None = None,
+) -> str:
     """Return a result table as --to asks.
 
     CSV and JSON keep the library's names; the plain table and Markdown show it as the report
-    does: its labels, each interval in one column, three decimals.
+    does: its labels (and `labels`), each interval in one column, `digits` decimals.
     """
     from passk_lab.report._tables import guard_formulas, labelled, to_markdown
 
@@ -181,23 +240,48 @@ def _shown(table: pd.DataFrame, args: argparse.Namespace) -> str:
         return str((guard_formulas(table) if args.formula_guard else table).to_csv(index=False))
     if args.to == "json":
         return str(table.to_json(orient="records", indent=2)) + "\n"
-    shown = labelled(table)
+    shown = labelled(table.rename(columns=labels or {}))
     if args.to == "markdown":
-        return to_markdown(shown, digits=3) + "\n"
+        return to_markdown(shown, digits=digits) + "\n"
+    return "\n".join(_plain(shown, digits)) + "\n"
+
+
+def _plain(shown: pd.DataFrame, digits: int) -> list[str]:
+    """Return the lines of a labelled table as plain text: its header, then one line a row."""
     wide: dict[Hashable, int] = {name: len(name) + 1 for name in shown.columns}
     text = shown.to_string(
         index=False,
-        float_format=lambda value: f"{value:.3f}",
+        float_format=lambda value: f"{value:.{digits}f}",
         col_space=wide,  # the labels hold spaces: set them apart
     )
-    return text + "\n"
+    return text.splitlines()
 
 
 def _analyze(args: argparse.Namespace) -> int:
     from passk_lab.estimators import reliability_curve
 
-    _emit(_shown(reliability_curve(_read_runs(args), args.k, **_curve_options(args)), args))
+    curve = reliability_curve(_read_runs(args), args.k, **_curve_options(args))
+    _emit(_by_group(curve, args) if args.by and args.to == "table" else _shown(curve, args))
     return 0
+
+
+def _by_group(curve: pd.DataFrame, args: argparse.Namespace) -> str:
+    """Return a curve with --by as one block per group: a heading ("model = a"), then its rows.
+
+    Every block has the same columns, lined up as one table, less the group columns.
+    """
+    from passk_lab._data.rules import display
+    from passk_lab.report._tables import labelled
+
+    lines = _plain(labelled(curve.drop(columns=args.by)), 3)
+    blocks = []
+    for key, rows in curve.groupby(args.by, sort=False, dropna=False).indices.items():
+        values = key if isinstance(key, tuple) else (key,)
+        heading = ", ".join(
+            f"{column} = {display(value)}" for column, value in zip(args.by, values, strict=True)
+        )
+        blocks.append("\n".join([heading, lines[0], *(lines[1 + row] for row in rows)]))
+    return "\n\n".join(blocks) + "\n"
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
@@ -227,10 +311,27 @@ def _compare(args: argparse.Namespace) -> int:
 
     sides, names = _compared(args)
     options = {"method": args.method, **_interval_options(args)}
-    table = compare(sides[0], sides[1], args.k, unmatched=args.unmatched, **options)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            table = compare(sides[0], sides[1], args.k, unmatched=args.unmatched, **options)
+        except ValueError as error:
+            raise ValueError(_as_typed(str(error), names)) from None
+    for warning in caught:
+        warnings.warn(_as_typed(str(warning.message), names), warning.category, stacklevel=1)
     heading = "" if args.to in ("csv", "json") else f"A: {names[0]}; B: {names[1]}\n\n"
     _emit(heading + _shown(table, args))
     return 0
+
+
+_SIDE = re.compile(r"\bruns_([ab])\b")
+_TEXT_IDS = re.compile(r"give both sides one kind, e\.g\. [^;]*")
+
+
+def _as_typed(text: str, names: Sequence[str]) -> str:
+    """Return a message of `compare` with its sides (runs_a, runs_b) named as they were typed."""
+    text = _TEXT_IDS.sub("give both sides one kind: ids all numbers or all text", text)
+    return _SIDE.sub(lambda side: f"{side[1].upper()} ({names['ab'.index(side[1])]})", text)
 
 
 def _compared(args: argparse.Namespace) -> tuple[list[pd.DataFrame], list[str]]:
@@ -296,20 +397,139 @@ def _agent_runs(runs: pd.DataFrame, column: str, value: str, option: str) -> pd.
 def _report(args: argparse.Namespace) -> int:
     from passk_lab.report import write_report
 
+    out = Path(args.out) if args.out is not None else Path("report") / _stem(args.runs_file)
     written = write_report(
         _read_runs(args),
-        args.out,
+        out,
+        k=args.k,
+        source=Path(args.runs_file).name,
         title=args.title,
         force=args.force,
         formula_guard=args.formula_guard,
         **_curve_options(args),
     )
-    _emit(
-        "".join(
-            [f"Wrote {len(written)} files to {args.out}:\n", *(f"  {p.name}\n" for p in written)]
-        )
+    page = next(path for path in written if path.name == "report.html")
+    _emit(f"Wrote {len(written)} files to {out}{os.sep}\nThe report: {page}\n")
+    return 0
+
+
+def _stem(path: str) -> str:
+    """Return the name of a report of `path`: a file's name less its suffix, a folder's name."""
+    whole = Path(os.path.abspath(path))
+    return (whole.name if whole.is_dir() else whole.stem) or "runs"
+
+
+_PLAN_LABELS = {
+    "target": "pass^k wanted",
+    "required_p": "per-run p needed",
+    "p0": "p to show",
+    "confidence_level": "confidence",
+    "runs_per_task": "runs per task",
+    "zero_failure_runs": "runs, all passing",
+    "total_runs": "total runs",
+    "task_sd": "task sd",
+    "half_width": "half-width",
+}
+"""How the plain table and Markdown label the planning tables' columns."""
+
+
+def _plan_rate(args: argparse.Namespace) -> int:
+    from passk_lab.planning import required_p
+
+    rows = [
+        {"target": target, "k": k, "required_p": required_p(target, k)}
+        for target in args.target
+        for k in args.k
+    ]
+    _emit_plan(
+        rows,
+        args,
+        "the per-run pass rate p with p^k = the pass^k wanted, if every run were independent; "
+        "tasks that differ in difficulty reach it with a lower mean rate",
     )
     return 0
+
+
+def _plan_zero_failures(args: argparse.Namespace) -> int:
+    from passk_lab.planning import zero_failure_runs
+
+    if args.icc > 0 and args.runs_per_task is None:
+        raise ValueError(
+            f"--icc {args.icc:g} needs --runs-per-task, the runs each task gets: with independent "
+            "runs (one task, or a fresh task for every run) icc does not matter, so leave it out"
+        )
+    per_task = {} if args.runs_per_task is None else {"runs_per_task": args.runs_per_task}
+    rows = []
+    for p0 in args.p:
+        runs = zero_failure_runs(p0, args.confidence_level, icc=args.icc, **per_task)
+        tasks = {} if args.runs_per_task is None else {"n_tasks": runs // args.runs_per_task}
+        rows.append(
+            {
+                "p0": p0,
+                "confidence_level": args.confidence_level,
+                "icc": args.icc,
+                **per_task,
+                "zero_failure_runs": runs,
+                **tasks,
+            }
+        )
+    if args.runs_per_task is None:
+        note = (
+            "runs that must all pass to show, at that confidence, a per-run pass rate of at least "
+            "p, the runs independent: all on one task (its rate) or each on a fresh task (the "
+            "mean rate); runs that share tasks need --icc and --runs-per-task"
+        )
+    else:
+        note = (
+            f"runs that must all pass, {args.runs_per_task} on each of the tasks, to show at that "
+            "confidence a mean per-run pass rate of at least p, if the tasks' rates have that icc"
+        )
+    _emit_plan(rows, args, note)
+    return 0
+
+
+def _plan_tasks(args: argparse.Namespace) -> int:
+    from passk_lab.planning import plan_evaluation
+
+    plan = plan_evaluation(
+        args.half_width,
+        args.p,
+        args.k,
+        runs_per_task=args.runs_per_task,
+        icc=args.icc,
+        confidence_level=args.confidence_level,
+        assurance=None if args.expected else args.assurance,
+    )
+    level = f"{args.confidence_level:.0%}"
+    if args.expected:
+        note = (
+            f"the tasks whose {level} interval of pass^{args.k} has a half-width of "
+            f"{args.half_width:g} on average (a normal approximation: the interval reported is "
+            "wider), at a mean per-run pass rate of "
+            f"{args.p:g} and an icc of {args.icc:g}"
+        )
+    else:
+        note = (
+            f"the fewest tasks with which {args.assurance:.0%} of evaluations get a {level} "
+            f"interval of pass^{args.k} no wider than +/- {args.half_width:g}, at a mean per-run "
+            f"pass rate of {args.p:g} and an icc of {args.icc:g}; assurance: the share that do"
+        )
+    _emit_plan(plan, args, note)
+    return 0
+
+
+def _emit_plan(
+    rows: list[dict[str, float]] | pd.DataFrame, args: argparse.Namespace, note: str
+) -> None:
+    """Print a plan as --to asks; the plain table and Markdown say under it what it holds."""
+    import pandas as pd
+
+    table = pd.DataFrame(rows)
+    shown = _shown(table, args, digits=4, labels=_PLAN_LABELS)
+    if args.to in ("csv", "json"):
+        _emit(shown)
+        return
+    _emit(f"{shown}\n{textwrap.fill(f'{note[0].upper()}{note[1:]}.', width=100)}\n")
 
 
 def _input_arguments(parser: argparse.ArgumentParser, *, two_files: bool = False) -> None:
@@ -338,10 +558,30 @@ def _input_arguments(parser: argparse.ArgumentParser, *, two_files: bool = False
         help="runs tables and tables of counts: the column of task ids, when it is not 'task'",
     )
     parser.add_argument(
+        "--run",
+        metavar="COL",
+        help="runs tables: the column that numbers each task's runs, when it is not 'run'",
+    )
+    parser.add_argument(
+        "--passed",
+        metavar="COL",
+        help="runs tables: the column of verdicts (true or false), when it is not 'passed'",
+    )
+    parser.add_argument(
         "--reward",
         metavar="NAME",
-        help="runs tables: the reward column; Harbor jobs: the verifier's reward, when it "
-        "records several",
+        help="runs tables: the reward column, a run passing at --threshold; Harbor jobs: the "
+        "verifier's reward, when it records several",
+    )
+    parser.add_argument(
+        "--n",
+        metavar="COL",
+        help="tables of counts: the column of each task's runs, when it is not 'n'",
+    )
+    parser.add_argument(
+        "--c",
+        metavar="COL",
+        help="tables of counts: the column of each task's passed runs, when it is not 'c'",
     )
     parser.add_argument(
         "--lm-eval-metric",
@@ -456,8 +696,16 @@ def _interval_arguments(
     )
 
 
-def _curve_arguments(parser: argparse.ArgumentParser) -> None:
-    _by_argument(parser)
+def _curve_arguments(parser: argparse.ArgumentParser, predicted: str) -> None:
+    """Add --by, --predict-to (its default helped as `predicted`) and the interval options."""
+    _by_argument(parser, what="grouping column (repeat for several): one curve per group")
+    parser.add_argument(
+        "--predict-to",
+        type=_whole(1),
+        metavar="K",
+        help="the largest k of the predictions from pass@1 and the beta-binomial fit, "
+        f"(pass@1)^k and beta-binomial pass^k, beyond the runs (default: {predicted})",
+    )
     _interval_arguments(
         parser,
         resamples="bootstrap resamples",
@@ -467,16 +715,55 @@ def _curve_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+class _Help(argparse.HelpFormatter):
+    """Help that says every option's default: "(default: X)" after a help that does not."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if not _shows_default(action) or "default" in text:
+            return action.help
+        return f"{text} (default: %(default)s)"
+
+
+def _shows_default(action: argparse.Action) -> bool:
+    """Tell whether an option has a default to show: a value it takes when left out."""
+    return (
+        bool(action.option_strings)
+        and action.nargs != 0
+        and action.default
+        not in (
+            None,
+            argparse.SUPPRESS,
+        )
+    )
+
+
+def _command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    handler: Callable[[argparse.Namespace], int] | None,
+    **options: Any,
+) -> argparse.ArgumentParser:
+    """Add the command `name`, run by `handler` (None: it has commands of its own)."""
+    parser = commands.add_parser(name, formatter_class=_Help, **options)
+    if handler is not None:
+        parser.set_defaults(handler=handler, prog=parser.prog)
+    return parser
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="passk-lab",
         description="Measure how reliably an agent does a job: pass@1 next to pass^k.",
+        formatter_class=_Help,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    reproduce = commands.add_parser(
+    reproduce = _command(
+        commands,
         "reproduce",
+        _reproduce,
         help="run the source's simulated model (a seeded coin) and print pass@1 and pass^k",
         description=(
             "Evaluate a simulated model that passes each run with probability P, "
@@ -490,27 +777,31 @@ def _parser() -> argparse.ArgumentParser:
     reproduce.add_argument(
         "--out", default="data", metavar="DIR", help="directory for the runs CSV (default: data)"
     )
-    reproduce.set_defaults(handler=_reproduce)
 
-    analyze = commands.add_parser(
+    analyze = _command(
+        commands,
         "analyze",
+        _analyze,
         help="print pass^k, pass@k and p^k for every k, with intervals, from a runs file",
         description=(
             "Read runs -- a runs table (CSV, JSON Lines or Parquet; columns task, run and passed "
             "or reward), a table of per-task counts, or another harness's results or logs -- and "
-            "print the reliability curve with confidence intervals, one row per (group, k). The "
+            "print the reliability curve with confidence intervals, one row per k. The "
             "table and Markdown show it as the report does (pass^k, pass@k, one column per "
-            "interval); CSV and JSON have every column under its library name."
+            "interval); CSV and JSON have every column under its library name. With --by, the "
+            "table prints one block per group under a heading such as 'model = a'; Markdown, CSV "
+            "and JSON print one table, the groups in its first columns."
         ),
     )
     _input_arguments(analyze)
-    _k_argument(analyze, "1..n")
+    _k_argument(analyze, "1 to the most runs of any task")
     _output_arguments(analyze)
-    _curve_arguments(analyze)
-    analyze.set_defaults(handler=_analyze)
+    _curve_arguments(analyze, "none beyond the ks asked")
 
-    report = commands.add_parser(
+    report = _command(
+        commands,
         "report",
+        _report,
         help="write the tables, the plots and a self-contained report.html for a runs file",
         description=(
             "Read runs as analyze does and write into DIR: the reliability curve, the "
@@ -523,12 +814,17 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     _input_arguments(report)
+    _k_argument(
+        report,
+        "every k up to 20, then 50, 100, 200, 500, 1000, ... and the most runs of any task",
+    )
     report.add_argument(
         "--out",
-        required=True,
         metavar="DIR",
-        help="folder to write into: new, empty or an earlier report's (its .passk-report.json "
-        "lists what it wrote; files it wrote that this report does not are removed)",
+        help="folder to write into, made if missing: new, empty or an earlier report's (its "
+        ".passk-report.json lists what it wrote; files it wrote that this report does not are "
+        "removed) (default: report/ and the name of RUNS_FILE less its suffix, report/runs for "
+        "runs.csv)",
     )
     report.add_argument(
         "--force",
@@ -536,12 +832,18 @@ def _parser() -> argparse.ArgumentParser:
         help="write into a folder that holds other files, replacing those with the report's names",
     )
     _guard_argument(report)
-    report.add_argument("--title", default="Reliability report", help="the report's heading")
-    _curve_arguments(report)
-    report.set_defaults(handler=_report)
+    report.add_argument(
+        "--title",
+        help="the report's heading (default: 'Reliability report: ' and the name of RUNS_FILE)",
+    )
+    _curve_arguments(
+        report, "without --k twice the most runs of any task, at least 10; with it the largest k"
+    )
 
-    board = commands.add_parser(
+    board = _command(
+        commands,
         "leaderboard",
+        _leaderboard,
         help="rank the agents of a runs file by pass^k, with simultaneous rank intervals",
         description=(
             "Read runs as analyze does and rank the agents --by names at every k, on the tasks "
@@ -573,10 +875,11 @@ def _parser() -> argparse.ArgumentParser:
         board,
         resamples="draws of a sign-flip test too large to compute exactly (default: 10000)",
     )
-    board.set_defaults(handler=_leaderboard)
 
-    compare = commands.add_parser(
+    compare = _command(
+        commands,
         "compare",
+        _compare,
         help="compare two agents task by task: the paired difference in pass^k and pass@k",
         description=(
             "Read runs as analyze does and compare two agents on the tasks they share: two "
@@ -599,8 +902,147 @@ def _parser() -> argparse.ArgumentParser:
         method="interval of the difference: %(choices)s (default: auto, the agents' "
         "Clopper-Pearson intervals on effective numbers of tasks, combined)",
     )
-    compare.set_defaults(handler=_compare)
+    _plan_arguments(commands)
     return parser
+
+
+def _plan_arguments(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``plan`` and its questions: ``rate``, ``zero-failure`` and ``tasks``."""
+    plan = _command(
+        commands,
+        "plan",
+        None,
+        help="plan an evaluation: the pass rate a target needs, the runs that show a rate, the "
+        "tasks an interval needs",
+        description=(
+            "Answer a question before the runs: what per-run pass rate a target pass^k needs "
+            "(rate), how many runs in a row must pass to show a pass rate (zero-failure), and "
+            "how many tasks and runs per task give an interval of pass^k as narrow as wanted "
+            "(tasks). Each prints a table, as --to asks."
+        ),
+    )
+    questions = plan.add_subparsers(dest="question", required=True, metavar="QUESTION")
+    probability = _number(0, 1, low_in=False, high_in=False)
+    rate = _command(
+        questions,
+        "rate",
+        _plan_rate,
+        help="the per-run pass rate a target pass^k needs: target^(1/k)",
+        description=(
+            "Print the per-run pass rate p with p^k = the pass^k wanted, for every target and "
+            "k: what independent runs need. Tasks that differ in difficulty reach the target "
+            "with a lower mean rate (the same tasks keep passing)."
+        ),
+    )
+    rate.add_argument(
+        "--target",
+        type=_listed(_number(0, 1, low_in=True, high_in=True), "0.8,0.9"),
+        required=True,
+        metavar="PASS_POW_K",
+        help="the pass^k wanted, in [0, 1]: one, or a list (0.8,0.9)",
+    )
+    rate.add_argument(
+        "--k",
+        type=_k_values,
+        required=True,
+        metavar="KS",
+        help="runs that must all pass: 5, 1,2,4 or 1..8",
+    )
+    _output_arguments(rate)
+
+    zero = _command(
+        questions,
+        "zero-failure",
+        _plan_zero_failures,
+        help="how many runs in a row, none failing, show a pass rate of at least p",
+        description=(
+            "Print how many runs must all pass to show, at a confidence level, a per-run pass "
+            "rate of at least p. With independent runs (the default) that is the smallest n "
+            "with p^n <= 1 - confidence: the runs of one task show that task's rate, runs on a "
+            "fresh task each the mean rate. Runs that share tasks show the mean rate only with "
+            "more of them: give --runs-per-task and the tasks' intra-task correlation --icc."
+        ),
+    )
+    zero.add_argument(
+        "--p",
+        type=_listed(probability, "0.9,0.95"),
+        required=True,
+        help="the pass rate to show, in (0, 1): one, or a list (0.9,0.95)",
+    )
+    zero.add_argument(
+        "--confidence-level", type=probability, default=0.95, metavar="LEVEL", help="in (0, 1)"
+    )
+    zero.add_argument(
+        "--icc",
+        type=_number(0, 1, low_in=True, high_in=False),
+        default=0.0,
+        help="intra-task correlation of the tasks' pass rates, in [0, 1); above 0 it needs "
+        "--runs-per-task",
+    )
+    zero.add_argument(
+        "--runs-per-task",
+        type=_whole(1),
+        metavar="R",
+        help="runs each task gets (default: every run independent, one task or a fresh one each)",
+    )
+    _output_arguments(zero)
+
+    tasks = _command(
+        questions,
+        "tasks",
+        _plan_tasks,
+        help="how many tasks, and runs per task, give an interval of pass^k of a chosen width",
+        description=(
+            "Print, for each number of runs per task, the fewest tasks with which an evaluation "
+            "gets a confidence interval of pass^k no wider than +/- the half-width, with a "
+            "chance (the assurance) under a model: each task's per-run pass rate drawn around "
+            "the mean p, its spread the intra-task correlation icc (0: every task has rate p). "
+            "The interval is the one analyze reports by default."
+        ),
+    )
+    tasks.add_argument(
+        "--half-width",
+        type=_number(0, 0.5, low_in=False, high_in=True),
+        required=True,
+        metavar="H",
+        help="half the interval's width wanted, in (0, 0.5]",
+    )
+    tasks.add_argument(
+        "--p", type=probability, required=True, help="the guessed mean per-run pass rate, in (0, 1)"
+    )
+    tasks.add_argument("--k", type=_whole(1), required=True, help="the pass^k to measure")
+    tasks.add_argument(
+        "--runs-per-task",
+        type=_listed(_whole(1), "5,10"),
+        metavar="RS",
+        help="runs per task to plan for, each at least k: one, or a list (5,10) (default: k, 2k "
+        "and 4k)",
+    )
+    tasks.add_argument(
+        "--icc",
+        type=_number(0, 1, low_in=True, high_in=False),
+        default=0.0,
+        help="guessed intra-task correlation of the tasks' pass rates, in [0, 1); 0 for "
+        "identical tasks",
+    )
+    tasks.add_argument(
+        "--confidence-level", type=probability, default=0.95, metavar="LEVEL", help="in (0, 1)"
+    )
+    chance = tasks.add_mutually_exclusive_group()
+    chance.add_argument(
+        "--assurance",
+        type=probability,
+        default=0.8,
+        metavar="CHANCE",
+        help="the chance, in (0, 1), that an evaluation's interval is that narrow",
+    )
+    chance.add_argument(
+        "--expected",
+        action="store_true",
+        help="plan the half-width on average instead (a normal approximation; the interval "
+        "reported is wider, so it often misses)",
+    )
+    _output_arguments(tasks)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -620,7 +1062,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
-    command = f"passk-lab {args.command}"
+    command = str(args.prog)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
