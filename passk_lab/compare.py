@@ -139,7 +139,7 @@ def compare(
     values_ks = table["k"].to_numpy(dtype=np.int64)[: len(table) // 2]
     for side, (n, c) in (("a", (n_a, c_a)), ("b", (n_b, c_b))):
         low, high = _own_limits(n, c, fewer, values_ks, spec)
-        place = table.columns.get_loc(f"value_{side}") + 1
+        place = list(table.columns).index(f"value_{side}") + 1
         table.insert(place, f"value_{side}_low", low)
         table.insert(place + 1, f"value_{side}_high", high)
     return table

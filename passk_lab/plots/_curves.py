@@ -269,9 +269,9 @@ def _lower_axes(ax: Axes) -> Axes:
     assert figure is not None  # an Axes one draws on is in a figure
     spec = ax.get_subplotspec()
     if spec is not None:
-        upper, lower = spec.subgridspec(2, 1, height_ratios=_HEIGHTS, hspace=0.1)
-        ax.set_subplotspec(upper)
-        return figure.add_subplot(lower, sharex=ax)
+        grid = spec.subgridspec(2, 1, height_ratios=_HEIGHTS, hspace=0.1)
+        ax.set_subplotspec(grid[0])
+        return figure.add_subplot(grid[1], sharex=ax)
     left, bottom, width, height = ax.get_position().bounds
     share = _HEIGHTS[1] / sum(_HEIGHTS)
     gap = 0.06 * height
