@@ -95,3 +95,42 @@ def test_by_with_format_does_not_ask_the_shape(tmp_path, capsys):
     file.write_text(json.dumps({"padding": "x" * 70_000, **results}))
     table = analyze(capsys, file, "--format", "tau2", "--by", "model")
     assert table["model"].tolist() == [results["info"]["agent_info"]["llm"]]
+
+
+def test_run_and_passed_name_the_columns_of_a_runs_table(tmp_path, capsys):
+    runs = pk.simulate_coin(tasks=6, k=3)
+    path = tmp_path / "renamed.csv"
+    runs.rename(columns={"task": "problem", "run": "attempt", "passed": "ok"}).to_csv(
+        path, index=False
+    )
+    table = analyze(capsys, path, "--task", "problem", "--run", "attempt", "--passed", "ok")
+    expected = pk.reliability_curve(runs, [1])
+    assert table["pass_pow_k"].tolist() == pytest.approx(expected["pass_pow_k"].tolist())
+    for options, missing in [
+        ([], "no task column"),
+        (["--task", "problem"], "no passed or reward column"),
+    ]:
+        with pytest.raises(SystemExit):
+            main(["analyze", str(path), *options])
+        line = capsys.readouterr().err.splitlines()[-1]
+        assert missing in line
+        assert "on the command line)" in line
+    with pytest.raises(SystemExit):  # --run names the column of run numbers
+        main(["analyze", str(path), "--task", "problem", "--passed", "ok", "--run", "trial"])
+    assert "no column 'trial' (given as run=)" in capsys.readouterr().err
+
+
+def test_n_and_c_name_the_columns_of_a_table_of_counts(tmp_path, capsys):
+    path = tmp_path / "counts.csv"
+    pd.DataFrame({"task": ["a", "b"], "samples": [4, 4], "correct": [1, 3]}).to_csv(
+        path, index=False
+    )
+    table = analyze(capsys, path, "--n", "samples", "--c", "correct")
+    assert table["pass_pow_k"].tolist() == pytest.approx([(1 / 4 + 3 / 4) / 2])
+    with pytest.raises(SystemExit):
+        main(["analyze", str(path), "--n", "samples"])
+    line = capsys.readouterr().err.splitlines()[-1]
+    assert line.endswith(
+        "no c column (its columns are ['task', 'samples', 'correct']); name it "
+        "with c='...' (--c on the command line)"
+    )
