@@ -158,7 +158,16 @@ def test_compare_two_agents_of_one_file(runs_file, read_back, capsys):
     pd.testing.assert_frame_equal(table, expected, check_dtype=False)
     lines = printed([*args, "--k", "1..2"], capsys).splitlines()
     assert lines[:2] == ["A: model=weak; B: model=strong", ""]
-    assert columns_of(lines[2])[:6] == ["metric", "k", "A", "B", "A - B", "A - B 95% CI"]
+    assert columns_of(lines[2])[:8] == [
+        "metric",
+        "k",
+        "A",
+        "A 95% CI",
+        "B",
+        "B 95% CI",
+        "A - B",
+        "A - B 95% CI",
+    ]
     low, high = expected.loc[0, ["difference_low", "difference_high"]]
     assert f"[{low:.3f}, {high:.3f}]" in lines[3]
     assert len(lines) == 3 + 4
@@ -211,3 +220,39 @@ def test_leaderboard_refuses_one_agent_and_a_missing_by(runs, tmp_path, capsys):
     assert "'weak'" in line
     line = refused(["leaderboard", str(path)], capsys)
     assert line.endswith("the following arguments are required: --by")
+
+
+def test_compare_names_the_sides_as_they_were_given(runs, tmp_path, capsys):
+    strong = runs[runs["model"] == "strong"].drop(columns="model")
+    middle = runs[(runs["model"] == "middle") & (runs["task"] < 28)].drop(columns="model")
+    paths = [tmp_path / "strong.csv", tmp_path / "middle.csv"]
+    strong.to_csv(paths[0], index=False)
+    middle.to_csv(paths[1], index=False)
+    line = refused(["compare", *map(str, paths)], capsys)
+    assert f"2 task(s) appear only in A ({paths[0]}) ('28', '29') and 0 only in B ({paths[1]})" in (
+        line
+    )
+    assert "runs_a" not in line
+    assert "runs_b" not in line
+    assert "--unmatched drop on the command line" in line
+    assert main(["compare", *map(str, paths), "--unmatched", "drop"]) == 0
+    err = capsys.readouterr().err
+    assert (
+        f"warning: compared the 28 shared tasks and dropped 2 task(s) appear only in A ({paths[0]})"
+        in (err)
+    )
+    numbered = tmp_path / "middle.jsonl"  # JSON Lines keeps the ids numbers, CSV reads them as text
+    runs[runs["model"] == "middle"].drop(columns="model").to_json(
+        numbered, orient="records", lines=True
+    )
+    line = refused(["compare", str(paths[0]), str(numbered)], capsys)
+    assert f"A ({paths[0]})'s '0' and B ({numbered})'s 0 are one id written two ways" in line
+    assert "give both sides one kind: ids all numbers or all text;" in line
+    assert "astype" not in line
+
+
+def test_compare_names_the_agents_of_one_file_by_their_column(runs, tmp_path, capsys):
+    path = tmp_path / "runs.csv"
+    runs[(runs["model"] != "weak") | (runs["task"] < 29)].to_csv(path, index=False)
+    line = refused(["compare", str(path), "--by", "model", "--a", "strong", "--b", "weak"], capsys)
+    assert "1 task(s) appear only in A (model=strong) ('29') and 0 only in B (model=weak)" in line
