@@ -1,18 +1,22 @@
 from __future__ import annotations
 
+import argparse
+import contextlib
 import io
 import json
+import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
 from conftest import TAU_BENCH
 
 import passk_lab as pk
-from passk_lab import __version__, reliability_curve, simulate_coin
-from passk_lab.cli import main
+from passk_lab import __version__, reliability_curve, report, simulate_coin
+from passk_lab.cli import _parser, main
 from passk_lab.report import labelled
 
 
@@ -92,19 +96,18 @@ def test_analyze_prints_a_table_per_group_in_each_format(tmp_path, capsys):
     pd.testing.assert_frame_equal(table, expected, check_dtype=False)
 
     assert main(["analyze", str(path), "--by", "model", "--k", "1,2,3"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    labels = labelled(expected).columns
-    assert re.split(r"\s{2,}", lines[0].strip()) == list(labels)
-    assert list(labels[:4]) == ["model", "k", "pass^k", "pass^k 95% CI"]
-    first = expected.iloc[0]
-    low, high = first["pass_pow_k_low"], first["pass_pow_k_high"]
-    assert lines[1].split()[:5] == [
-        "a",
-        "1",
-        f"{first['pass_pow_k']:.3f}",
-        *f"[{low:.3f}, {high:.3f}]".split(),
-    ]
-    assert len(lines) == 7
+    blocks = capsys.readouterr().out.split("\n\n")
+    labels = list(labelled(expected.drop(columns="model")).columns)
+    assert labels[:3] == ["k", "pass^k", "pass^k 95% CI"]
+    assert len(blocks) == 2
+    for block, (model, rows) in zip(blocks, expected.groupby("model"), strict=True):
+        lines = block.splitlines()
+        assert lines[0] == f"model = {model}"
+        assert re.split(r"\s{2,}", lines[1].strip()) == labels
+        assert len(lines) == 2 + 3
+        for line, row in zip(lines[2:], rows.itertuples(), strict=True):
+            interval = f"[{row.pass_pow_k_low:.3f}, {row.pass_pow_k_high:.3f}]"
+            assert line.split()[:4] == [str(row.k), f"{row.pass_pow_k:.3f}", *interval.split()]
 
     assert main(["analyze", str(path), "--by", "model", "--to", "markdown"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -112,16 +115,91 @@ def test_analyze_prints_a_table_per_group_in_each_format(tmp_path, capsys):
     assert len(lines) == 2 + 8
 
 
-def test_analyze_prints_the_table_the_report_writes(tmp_path, capsys):
-    path = tmp_path / "runs.csv"
-    simulate_coin(p=0.85, tasks=40, k=5, seed=42).to_csv(path, index=False)
-    assert main(["analyze", str(path), "--to", "markdown"]) == 0
+@pytest.fixture(scope="module")
+def reported(tmp_path_factory):
+    """A report of a model's runs, written where `report` writes by default; what it printed."""
+    folder = tmp_path_factory.mktemp("reported")
+    simulate_coin(0.8, 8, 3, 1).assign(model="a").to_csv(folder / "runs.csv", index=False)
+    out = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(out):
+        patch.chdir(folder)
+        assert main(["report", "runs.csv", "--by", "model", "--resamples", "200"]) == 0
+    return folder, out.getvalue()
+
+
+def test_report_writes_into_report_and_the_file_name_and_says_where(reported):
+    folder, out = reported
+    written = folder / "report" / "runs"
+    files = [path for path in written.iterdir() if path.name != ".passk-report.json"]
+    assert (written / "report.html").is_file()
+    page = Path("report") / "runs" / "report.html"
+    assert out.splitlines() == [
+        f"Wrote {len(files)} files to {Path('report') / 'runs'}{os.sep}",
+        f"The report: {page}",
+    ]
+
+
+def test_analyze_prints_the_table_the_report_writes(reported, capsys):
+    folder, _ = reported
+    arguments = [str(folder / "runs.csv"), "--by", "model", "--resamples", "200"]
+    assert main(["analyze", *arguments, "--to", "markdown"]) == 0
     printed = capsys.readouterr().out.splitlines()
-    assert main(["report", str(path), "--out", str(tmp_path / "report")]) == 0
-    written = (tmp_path / "report" / "curve.md").read_text().splitlines()
+    written = (folder / "report" / "runs" / "curve.md").read_text().splitlines()
+    assert printed[0].split(" | ")[:4] == ["| model", "k", "pass^k", "pass^k 95% CI "]
     assert printed[0] == written[0]
-    assert printed[0].split(" | ")[:3] == ["| k", "pass^k", "pass^k 95% CI "]
     assert printed == written[: len(printed)]  # the same rows, then the report's metadata line
+
+
+def test_report_passes_its_options_on(monkeypatch, tmp_path, capsys):
+    calls = []
+
+    def write_report(runs, out, **options):
+        calls.append((runs, out, options))
+        return [Path(out) / "curve.csv", Path(out) / "report.html"]
+
+    monkeypatch.setattr(report, "write_report", write_report)
+    path = tmp_path / "my runs.v2.csv"
+    simulate_coin(tasks=4, k=3).to_csv(path, index=False)
+    out = tmp_path / "out"
+    options = ["--k", "1,3", "--predict-to", "9", "--title", "Coins", "--out", str(out)]
+    assert main(["report", str(path), *options, "--resamples", "200"]) == 0
+    ((runs, folder, given),) = calls
+    assert folder == out
+    assert len(runs) == 4 * 3
+    assert given["k"] == [1, 3]
+    assert given["predict_to"] == 9
+    assert given["source"] == "my runs.v2.csv"
+    assert given["title"] == "Coins"
+    assert given["n_resamples"] == 200
+    assert capsys.readouterr().out == (
+        f"Wrote 2 files to {out}{os.sep}\nThe report: {out / 'report.html'}\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", path.name, "--k", "1..2"]) == 0
+    assert calls[-1][1] == Path("report") / "my runs.v2"
+    assert list(calls[-1][2]["k"]) == [1, 2]
+    assert calls[-1][2]["predict_to"] is None
+    assert calls[-1][2]["title"] is None
+
+
+@pytest.mark.parametrize(
+    ("options", "shown"),
+    [
+        (["--predict-to", "0"], "argument --predict-to: takes a whole number >= 1, got '0'"),
+        (["--k", "0"], "argument --k: needs k >= 1, got '0'"),
+        (["--k", "1..3", "--predict-to", "2"], "is below the report's largest k, 3"),
+    ],
+)
+def test_report_refuses_a_bad_k_or_predict_to_in_one_line(tmp_path, capsys, options, shown):
+    path = tmp_path / "runs.csv"
+    simulate_coin(tasks=4, k=3).to_csv(path, index=False)
+    with pytest.raises(SystemExit) as exited:
+        main(["report", str(path), "--out", str(tmp_path / "out"), *options])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.splitlines()[-1].startswith("passk-lab report: error: ")
+    assert shown in err.splitlines()[-1]
 
 
 def test_analyze_refuses_bad_input_with_a_message(tmp_path, capsys):
@@ -187,3 +265,48 @@ def test_analyze_reads_a_ledger(tmp_path, capsys):
     expected = reliability_curve(result.runs, rng=0)
     assert table["pass_pow_k"].tolist() == pytest.approx(expected["pass_pow_k"].tolist())
     assert table["pass_pow_k"].iloc[-1] == pytest.approx(0.45)
+
+
+# --- help --------------------------------------------------------------------------------
+
+
+def commands(parser, name="passk-lab"):
+    """Yield every command that runs (plan's questions, not plan): its name and its parser."""
+    found = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not found:
+        yield name, parser
+        return
+    for command, sub in found[0].choices.items():
+        yield from commands(sub, f"{name} {command}")
+
+
+def entries(help_text):
+    """Return each option's entry in a help text, on one line: its flags, then its help."""
+    options = help_text.split("\noptions:\n", 1)[1]
+    return [" ".join(entry.split()) for entry in re.split(r"\n(?=  -)", options)]
+
+
+def test_help_shows_every_default_once():
+    found = list(commands(_parser()))
+    assert {"passk-lab analyze", "passk-lab plan tasks"} <= {name for name, _ in found}
+    for name, parser in found:
+        shown = entries(parser.format_help())
+        for action in parser._actions:
+            if not action.option_strings or action.nargs == 0:
+                continue  # a flag's default is to be left out
+            (entry,) = [
+                line for line in shown if line.split()[0].rstrip(",") in action.option_strings
+            ]
+            assert entry.count("default") <= 1, (name, entry)
+            if action.default is not None and action.default is not argparse.SUPPRESS:
+                assert "default" in entry, (name, entry)
+
+
+def test_analyze_help_says_what_by_prints(capsys):
+    with pytest.raises(SystemExit):
+        main(["analyze", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert (
+        "With --by, the table prints one block per group under a heading such as 'model = a'"
+        in (text)
+    )
