@@ -433,9 +433,18 @@ _PLAN_LABELS = {
 """How the plain table and Markdown label the planning tables' columns."""
 
 
+_MOST_ROWS = 100_000
+"""The most rows ``plan rate`` prints: a range of ks is not listed before it is counted."""
+
+
 def _plan_rate(args: argparse.Namespace) -> int:
     from passk_lab.planning import required_p
 
+    if len(args.target) * len(args.k) > _MOST_ROWS:
+        raise ValueError(
+            f"plan rate prints a row for each target and k: {len(args.target):,} x "
+            f"{len(args.k):,} is more than {_MOST_ROWS:,}; ask for fewer ks"
+        )
     rows = [
         {"target": target, "k": k, "required_p": required_p(target, k)}
         for target in args.target
@@ -703,8 +712,8 @@ def _curve_arguments(parser: argparse.ArgumentParser, predicted: str) -> None:
         "--predict-to",
         type=_whole(1),
         metavar="K",
-        help="the largest k of the predictions from pass@1 and the beta-binomial fit, "
-        f"(pass@1)^k and beta-binomial pass^k, beyond the runs (default: {predicted})",
+        help="predict (pass@1)^k and beta-binomial pass^k up to this k, beyond the runs "
+        f"measured (default: {predicted})",
     )
     _interval_arguments(
         parser,
@@ -804,7 +813,8 @@ def _parser() -> argparse.ArgumentParser:
         _report,
         help="write the tables, the plots and a self-contained report.html for a runs file",
         description=(
-            "Read runs as analyze does and write into DIR: the reliability curve, the "
+            "Read runs as analyze does and write into DIR (report/ and the name of RUNS_FILE "
+            "by default), and say where: the reliability curve, the "
             "beta-binomial fit, the success counts and (when runs record errors) both error "
             "readings as CSV and Markdown; the decay curve, outcome heatmap and success histogram "
             "as PNG and SVG; and report.html, which holds all of them and opens with no network. "
@@ -821,10 +831,10 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument(
         "--out",
         metavar="DIR",
-        help="folder to write into, made if missing: new, empty or an earlier report's (its "
-        ".passk-report.json lists what it wrote; files it wrote that this report does not are "
-        "removed) (default: report/ and the name of RUNS_FILE less its suffix, report/runs for "
-        "runs.csv)",
+        help="folder to write into, made if missing (default: report/NAME, NAME the name of "
+        "RUNS_FILE less its suffix: report/runs for runs.csv); new, empty or an earlier report's: "
+        "its .passk-report.json lists what it wrote, and files it wrote that this report does "
+        "not are removed",
     )
     report.add_argument(
         "--force",

@@ -162,6 +162,10 @@ PLANNED = ["tasks", "--half-width", "0.1", "--p", "0.8", "--k", "3"]
         (["rate", "--target", "0.9,x", "--k", "3"], "got 'x' (one, or a list: 0.8,0.9)"),
         (["rate", "--target", "0.9", "--k", "0"], "argument --k: needs k >= 1, got '0'"),
         (["rate", "--k", "3"], "the following arguments are required: --target"),
+        (
+            ["rate", "--target", "0.8,0.9", "--k", f"1..{10**12}"],
+            f"a row for each target and k: 2 x {10**12:,} is more than 100,000; ask for fewer",
+        ),
         (["zero-failure", "--p", "1"], "argument --p: takes a number in (0, 1), got '1'"),
         (["zero-failure", "--p", "0.9", "--confidence-level", "nan"], "in (0, 1), got 'nan'"),
         (["zero-failure", "--p", "0.9", "--icc", "1"], "argument --icc: takes a number in [0, 1)"),
