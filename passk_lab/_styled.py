@@ -128,13 +128,13 @@ def styled(
                 [p_value_text(float(value), places) for value in table[name]], dtype="str"
             )
     groups = {label(str(name)) for name in table.attrs.get("by") or []}
-    formats = {
+    formats: dict[object, Callable[[object], str] | str | None] = {
         name: _formatter(shown[name], places, escaped, as_text=name in groups)
         for name in shown.columns
     }
     style = (
         shown.style.format(formats)
-        .format_index(escaped, axis=1)
+        .format_index(lambda name: escaped(str(name)), axis=1)
         .hide(axis="index")
         .set_table_attributes('style="white-space: nowrap"')  # HTML only: an interval on one line
     )

@@ -147,7 +147,7 @@ class AdaptiveResult(EvalResult):
         """
         settings = self.header.get("adaptive") or {}
         k = settings.get("k", self.k)
-        target = f"{_TARGETS.get(settings.get('statistic'), 'pass^')}{k}"
+        target = f"{_TARGETS.get(str(settings.get('statistic')), 'pass^')}{k}"
         rows = self._rows(k_label="k of the target")
         level = settings.get("confidence_level")
         ci = f"{level:.0%} CI" if isinstance(level, float) else "CI"
