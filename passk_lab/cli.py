@@ -467,17 +467,18 @@ def _plan_zero_failures(args: argparse.Namespace) -> int:
             f"--icc {args.icc:g} needs --runs-per-task, the runs each task gets: with independent "
             "runs (one task, or a fresh task for every run) icc does not matter, so leave it out"
         )
-    per_task = {} if args.runs_per_task is None else {"runs_per_task": args.runs_per_task}
+    shared = (
+        {} if args.runs_per_task is None else {"icc": args.icc, "runs_per_task": args.runs_per_task}
+    )
     rows = []
     for p0 in args.p:
-        runs = zero_failure_runs(p0, args.confidence_level, icc=args.icc, **per_task)
+        runs = zero_failure_runs(p0, args.confidence_level, **shared)
         tasks = {} if args.runs_per_task is None else {"n_tasks": runs // args.runs_per_task}
         rows.append(
             {
                 "p0": p0,
                 "confidence_level": args.confidence_level,
-                "icc": args.icc,
-                **per_task,
+                **shared,
                 "zero_failure_runs": runs,
                 **tasks,
             }

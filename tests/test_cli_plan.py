@@ -75,6 +75,7 @@ def test_zero_failure_runs_are_the_closed_form_ceiling(capsys):
     assert table["confidence_level"].tolist() == [0.9] * 3
     closed_form = [math.ceil(math.log(1 - 0.9) / math.log(p)) for p in rates]
     assert table["zero_failure_runs"].tolist() == closed_form
+    assert list(table.columns) == ["p0", "confidence_level", "zero_failure_runs"]
     for p, runs in zip(rates, closed_form, strict=True):  # the fewest: one less is not enough
         assert p**runs <= 1 - 0.9 < p ** (runs - 1)
 
@@ -97,7 +98,14 @@ def test_zero_failure_with_runs_per_task_counts_whole_tasks(capsys):
         [per_task, tasks * per_task, tasks]
     ]
     lines = printed(["zero-failure", "--p", "0.95", "--icc", "0.1", "--runs-per-task", "5"], capsys)
-    assert columns_of(lines.splitlines()[0])[-3:] == ["runs per task", "runs, all passing", "tasks"]
+    assert columns_of(lines.splitlines()[0]) == [
+        "p to show",
+        "confidence",
+        "ICC",
+        "runs per task",
+        "runs, all passing",
+        "tasks",
+    ]
 
 
 def test_zero_failure_icc_without_runs_per_task_names_the_options(capsys):
