@@ -8,6 +8,8 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from html.parser import HTMLParser
+from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -24,40 +26,72 @@ TODAY = datetime.now(UTC).date().isoformat()
 
 
 class Page(HTMLParser):
-    """Every start tag with its attributes, the text of each table cell, and the headings."""
+    """Every start tag with its attributes, the text of each table cell, and the headings.
+
+    Per table also its header cells (``th``), its body rows (rows of ``td``) and the id of
+    the last ``h2`` before it: the section it is in.
+    """
 
     def __init__(self, text):
         super().__init__()
         self.tags: list[tuple[str, dict]] = []
         self.tables: list[list[list[str]]] = []
+        self.headers: list[list[str]] = []
+        self.bodies: list[list[list[str]]] = []
+        self.sections: list[str | None] = []
         self.headings: list[str] = []
+        self.paragraphs: list[str] = []
+        self._section: str | None = None
         self._cell: list[str] | None = None
         self._heading: list[str] | None = None
+        self._paragraph: list[str] | None = None
+        self._body_row = False
         self.feed(text)
 
     def handle_starttag(self, tag, attrs):
         self.tags.append((tag, dict(attrs)))
         if tag == "table":
             self.tables.append([])
+            self.headers.append([])
+            self.bodies.append([])
+            self.sections.append(self._section)
         elif tag == "tr":
             self.tables[-1].append([])
+            self._body_row = False
         elif tag in ("td", "th"):
             self._cell = []
+            self._body_row = self._body_row or tag == "td"
         elif tag == "h2":
             self._heading = []
+            self._section = dict(attrs).get("id", self._section)
+        elif tag == "p":
+            self._paragraph = []
 
     def handle_endtag(self, tag):
         if tag in ("td", "th"):
-            self.tables[-1][-1].append("".join(self._cell))
+            text = "".join(self._cell)
+            self.tables[-1][-1].append(text)
+            if tag == "th":
+                self.headers[-1].append(text)
             self._cell = None
+        elif tag == "tr" and self._body_row:
+            self.bodies[-1].append(self.tables[-1][-1])
         elif tag == "h2":
             self.headings.append("".join(self._heading))
             self._heading = None
+        elif tag == "p":
+            self.paragraphs.append("".join(self._paragraph).replace("\N{WORD JOINER}", ""))
+            self._paragraph = None
 
     def handle_data(self, data):
-        for part in (self._cell, self._heading):
+        for part in (self._cell, self._heading, self._paragraph):
             if part is not None:
                 part.append(data)
+
+    def table(self, section):
+        """Return the header cells and the body rows of the first table in `section`."""
+        index = self.sections.index(section)
+        return self.headers[index], self.bodies[index]
 
 
 @pytest.fixture(scope="module")
@@ -139,8 +173,14 @@ def test_labelled_names_comparison_metrics_and_keeps_small_p_values_readable():
     assert {"A", "B", "A - B", "A - B 95% CI", "correlation"} <= set(table.columns)
     fit = pk.fit_betabinom(pd.DataFrame({"task": range(6), "n": 8, "c": [0, 0, 0, 8, 8, 8]}))
     shown = labelled(fit.to_frame())
-    assert shown.loc[0, "lr_pvalue"] == f"{fit.lr_pvalue:.2g}"
-    assert "e-" in shown.loc[0, "lr_pvalue"]
+    assert shown.loc[0, "tasks alike p"] == f"{fit.lr_pvalue:.2g}"
+    assert "e-" in shown.loc[0, "tasks alike p"]
+    raw = [name for name in shown.columns if "_" in name]
+    assert raw == [], "a fit's column keeps its raw name"
+    errored = pd.DataFrame({"task": range(4), "n": 3, "c": [2, 2, 1, 0], "n_errors": [1, 0, 0, 0]})
+    sensitivity = labelled(pk.error_sensitivity(errored))
+    assert [name for name in sensitivity.columns if "_" in name] == []
+    assert "pass^k, errors left out" in sensitivity.columns
 
 
 def test_metadata_says_what_a_reader_needs(curve):
@@ -244,11 +284,10 @@ def test_report_html_inlines_every_image_and_table_and_needs_no_network(tau_repo
         assert base64.b64decode(src[len(prefix) :]) == (tau_report / f"{name}.png").read_bytes()
     # every table, with the same rows as its CSV
     ids = [attrs.get("id") for tag, attrs in page.tags if tag == "h2" and "id" in attrs]
-    assert ids == ["curve", "betabinom", "success_counts", "errors"]
-    assert len(page.tables) == 4
-    for name, table in zip(ids, page.tables, strict=True):
-        rows = pd.read_csv(tau_report / f"{name}.csv", comment="#")
-        assert len(table) == len(rows) + 1  # and the header
+    assert ids == ["curve", "predictions", "betabinom", "success_counts", "errors", "methods"]
+    for name in ("curve", "betabinom", "success_counts", "errors"):
+        _, rows = page.table(name)
+        assert len(rows) == len(pd.read_csv(tau_report / f"{name}.csv", comment="#"))
     # nothing to fetch: no links, scripts, stylesheets or remote images
     assert not [tag for tag, _ in page.tags if tag in ("link", "script", "iframe")]
     assert not re.search(r"""(src|href)=["']?(https?:|//)""", text)
@@ -268,7 +307,7 @@ def test_report_with_groups_draws_each_groups_runs(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["report", str(tmp_path / "runs.csv"), "--out", str(out), "--by", "model"]) == 0
     printed = capsys.readouterr().out
-    assert printed.startswith(f"Wrote 21 files to {out}:")  # and the leaderboard's 4 tables
+    assert printed.startswith("Wrote 21 files to ")  # and the leaderboard's 4 tables
     names = {path.name for path in out.iterdir()}
     assert "outcome_heatmap-model-gpt-4o.png" in names  # kept as it is: a file name can hold it
     # "/" cannot be in a file name: the name changed, so a hash of the group follows
@@ -283,7 +322,7 @@ def test_report_with_groups_draws_each_groups_runs(tmp_path, capsys):
     assert coin["pass_pow_k"].tolist()[::4] == [0.86, 0.45]
     page = Page((out / "report.html").read_text())
     assert len([tag for tag, _ in page.tags if tag == "img"]) == 5
-    assert "Every run (model=coin/0.85)" in page.headings
+    assert "Every run: model coin/0.85" in page.headings
     # two agents ranked on the 40 tasks both ran, and the dropped tasks said; one pair, no plots
     assert {"leaderboard.csv", "leaderboard.md", "pairwise.csv", "pairwise.md"} <= names
     assert not any(name.startswith(("leaderboard_forest", "pairwise_heatmap")) for name in names)
@@ -317,20 +356,59 @@ def tables_of(folder):
     return {path.stem: pd.read_csv(path, comment="#") for path in sorted(folder.glob("*.csv"))}
 
 
-@pytest.mark.parametrize(
-    ("errors", "given"), [("fail", ("tally", "dask")), ("exclude", ("tally",))], ids=str
-)
-def test_report_from_a_tally_or_a_dask_frame_has_the_tables_of_the_runs(tmp_path, errors, given):
-    dd = pytest.importorskip("dask.dataframe")
+OPTIONS = {"by": "model", "n_resamples": 200}
+
+
+@pytest.fixture(scope="module")
+def grouped(tmp_path_factory):
+    """gpt-4o, whose runs record 5 errors, and coin-a by model: the report, its checks and titles.
+
+    Every check of a runs table splits it into tasks in find_units: ``checks`` counts
+    them. ``titles`` holds the axes titles of every figure file, as it was saved.
+    """
+    from matplotlib.figure import Figure
+
+    import passk_lab._data.tally as tally_module
+
     runs = mixed_runs()
-    runs = runs[runs["model"] != "coin-b"]
-    options = {"by": "model", "errors": errors, "n_resamples": 500}
-    inputs = {
-        "tally": pk.tally(runs, "model", errors=errors),
-        "dask": dd.from_pandas(runs, npartitions=3),
-    }
-    written = pk.report.write_report(runs, tmp_path / "runs", **options)
-    expected = tables_of(tmp_path / "runs")
+    runs = runs[runs["model"] != "coin-b"].reset_index(drop=True)
+    out = tmp_path_factory.mktemp("grouped")
+    checks, titles = [], {}
+    find_units, savefig = tally_module.find_units, Figure.savefig
+
+    def counted(*args, **kwargs):
+        checks.append(1)
+        return find_units(*args, **kwargs)
+
+    def saved(figure, path, *args, **kwargs):
+        titles[Path(path).name] = [ax.get_title() for ax in figure.axes if ax.get_title()]
+        return savefig(figure, path, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tally_module, "find_units", counted)
+        patch.setattr(Figure, "savefig", saved)
+        written = pk.report.write_report(runs, out, source="mixed.csv", **OPTIONS)
+    text = (out / "report.html").read_text()
+    return SimpleNamespace(
+        runs=runs, out=out, written=written, checks=checks, titles=titles, text=text
+    )
+
+
+@pytest.mark.parametrize(
+    ("errors", "given"), [("fail", ("tally", "dask")), ("exclude", ("tally",))]
+)
+def test_report_from_a_tally_or_a_dask_frame_has_the_tables_of_the_runs(
+    tmp_path, grouped, errors, given
+):
+    dd = pytest.importorskip("dask.dataframe")
+    runs = grouped.runs
+    if errors == "fail":
+        expected = tables_of(grouped.out)
+    else:
+        written = pk.report.write_report(runs, tmp_path / "runs", errors=errors, **OPTIONS)
+        expected = tables_of(tmp_path / "runs")
+        heatmaps = [path.name for path in written if path.stem.startswith("outcome_heatmap")]
+        assert len(heatmaps) == 4  # two groups, PNG and SVG
     assert list(expected) == [
         "betabinom",
         "curve",
@@ -340,11 +418,13 @@ def test_report_from_a_tally_or_a_dask_frame_has_the_tables_of_the_runs(tmp_path
         "success_counts",
     ]
     assert expected["errors"]["n_runs_excluded"].max() == 5  # gpt-4o's errored runs
-    heatmaps = [path.name for path in written if path.stem.startswith("outcome_heatmap")]
-    assert len(heatmaps) == 4  # two groups, PNG and SVG
-    assert "outcome heatmap is left out" not in (tmp_path / "runs" / "report.html").read_text()
+    assert "outcome heatmap is left out" not in grouped.text
+    inputs = {
+        "tally": pk.tally(runs, "model", errors=errors),
+        "dask": dd.from_pandas(runs, npartitions=3),
+    }
     for name in given:
-        written = pk.report.write_report(inputs[name], tmp_path / name, **options)
+        written = pk.report.write_report(inputs[name], tmp_path / name, errors=errors, **OPTIONS)
         for table, frame in tables_of(tmp_path / name).items():
             pd.testing.assert_frame_equal(frame, expected[table], check_exact=True)
         assert not any(path.stem.startswith("outcome_heatmap") for path in written)
@@ -355,22 +435,223 @@ def test_report_from_a_tally_or_a_dask_frame_has_the_tables_of_the_runs(tmp_path
         assert len([tag for tag, _ in Page(page).tags if tag == "img"]) == 1 + 2  # and histograms
 
 
-def test_report_checks_the_runs_once_for_every_table_and_heatmap(tmp_path, monkeypatch):
-    import passk_lab._data.tally as tally_module
-
-    calls = []
-    find_units = tally_module.find_units
-
-    def counted(*args, **kwargs):  # every check of a runs table splits it into tasks here
-        calls.append(1)
-        return find_units(*args, **kwargs)
-
-    monkeypatch.setattr(tally_module, "find_units", counted)
-    written = pk.report.write_report(mixed_runs(), tmp_path, by="model", n_resamples=200)
-    assert len(calls) == 1
-    names = {path.name for path in written}
+def test_report_checks_the_runs_once_for_every_table_and_heatmap(grouped):
+    assert len(grouped.checks) == 1
+    names = {path.name for path in grouped.written}
     assert "errors.csv" in names
-    assert len([name for name in names if name.startswith("outcome_heatmap")]) == 3 * 2
+    assert len([name for name in names if name.startswith("outcome_heatmap")]) == 2 * 2
+
+
+def plain(text):
+    """A page's text without its word joiners (they keep an interval's ends on one line)."""
+    return text.replace("\N{WORD JOINER}", "")
+
+
+def headline(runs, name=""):
+    """The sentence the page leads with, from the runs' own reliability curve at their top k."""
+    curve = pk.reliability_curve(runs)
+    k = int(curve["k"].max())
+    top = curve[curve["k"] == k].iloc[0]
+    first = curve.loc[curve["k"] == 1, "pass_at_k"].item()
+    low, high = top["pass_pow_k_low"], top["pass_pow_k_high"]
+    start = f"For {name}, pass@1" if name else "pass@1"
+    return (
+        f"{start} is {first:.2f}, yet only {top['pass_pow_k']:.0%} of tasks pass all {k} runs "
+        f"(pass<sup>{k}</sup> 95% CI {low:.2f}\N{EN DASH}{high:.2f}, "
+        f"Clopper\N{EN DASH}Pearson on {int(top['n_tasks'])} tasks)."
+    )
+
+
+@pytest.fixture(scope="module")
+def coin_report(tmp_path_factory):
+    """One agent's report of 40 tasks x 5 runs whose runs record errors, none of them errored."""
+    runs = pk.simulate_coin(seed=42).assign(error=None, domain="airline", user_cost=0.5)
+    out = tmp_path_factory.mktemp("coin")
+    pk.report.write_report(runs, out, source="coin.csv", n_resamples=200)
+    return runs, out, plain((out / "report.html").read_text())
+
+
+def test_the_page_leads_with_a_sentence_of_its_numbers_then_names_its_input(coin_report):
+    runs, _, text = coin_report
+    page = Page(text)
+    assert "<title>Reliability report: coin.csv</title>" in text
+    assert "<h1>Reliability report: coin.csv</h1>" in text
+    first = text.index('<p class="headline">')
+    assert text[first:].startswith(f'<p class="headline">{headline(runs)}</p>')
+    assert text.index("<dt>input</dt><dd>coin.csv</dd>") > first
+    assert text.index("<dt>input</dt>") < text.index("<img")  # the figures come after
+    assert f"<dt>runs</dt><dd>{len(runs)} runs of 40 tasks, 5 per task</dd>" in text
+    assert "<dt>domain</dt><dd>airline</dd>" in text  # one value: it describes the runs
+    assert "user_cost" not in text  # numbers measured per run do not
+    assert "No run errored or timed out." in page.paragraphs
+
+
+def test_a_title_is_kept_and_without_a_source_the_page_says_what_it_was_given(tmp_path):
+    tally = pk.tally(pk.simulate_coin(tasks=6, k=2, seed=1))
+    pk.report.write_report(tally, tmp_path, title="Week 3", n_resamples=200)
+    text = (tmp_path / "report.html").read_text()
+    assert "<title>Week 3</title>" in text
+    assert "<h1>Week 3</h1>" in text
+    assert "<dt>input</dt><dd>a DataFrame</dd>" in text
+
+
+def test_nothing_errored_no_errors_table_and_something_errored_its_counts(coin_report, grouped):
+    _, out, text = coin_report
+    assert not list(out.glob("errors.*"))
+    assert 'id="errors"' not in text
+    errored = int(grouped.runs["error"].notna().sum())
+    assert errored == 5
+    page = Page(grouped.text)
+    assert f"{errored} runs errored or timed out." in plain(" ".join(page.paragraphs))
+    header, rows = page.table("errors")
+    table = pd.read_csv(grouped.out / "errors.csv", comment="#")
+    assert [int(row[-1]) for row in rows] == table["n_runs_excluded"].tolist()
+    assert header[:5] == [
+        "model",
+        "k",
+        "errored runs as failures",
+        "errored runs left out",
+        "runs left out",
+    ]
+
+
+def test_a_grouped_page_leads_with_each_groups_sentence_and_counts_shared_tasks_once(grouped):
+    runs, text = grouped.runs, plain(grouped.text)
+    agents = dict(list(runs.groupby("model", sort=False)))
+    for name, agent in agents.items():
+        assert f'<p class="headline">{headline(agent, f"model {name}")}</p>' in text
+    tasks = {name: set(agent["task"]) for name, agent in agents.items()}
+    shared = set.intersection(*tasks.values())
+    said = (
+        f"{len(set.union(*tasks.values()))} tasks, {len(shared)} of them run by both groups of "
+        f"model; {len(runs)} runs in all; 5 runs errored or timed out, counted as failures"
+    )
+    assert f"<dt>runs</dt><dd>{said}</dd>" in text
+    counts = [f"{name} ({len(agent)} runs)" for name, agent in agents.items()]
+    assert f"<dt>model</dt><dd>{' and '.join(counts)}</dd>" in text
+    header, rows = Page(text).table("coverage")
+    assert header == ["model", "tasks", "runs", "runs per task", "errored or timed out"]
+    expected = [
+        [
+            name,
+            str(agent["task"].nunique()),
+            str(len(agent)),
+            str(agent.groupby("task").size().max()),
+            str(agent["error"].notna().sum()),
+        ]
+        for name, agent in agents.items()
+    ]
+    assert rows == expected
+
+
+def test_two_models_of_the_same_tasks_are_those_tasks_run_by_both(tmp_path):
+    runs = pd.concat(
+        [
+            pk.simulate_coin(p=p, tasks=8, k=3, seed=seed).assign(model=name)
+            for name, p, seed in [("a", 0.9, 1), ("b", 0.6, 2)]
+        ]
+    )
+    pk.report.write_report(pk.tally(runs, "model"), tmp_path, **OPTIONS)
+    text = (tmp_path / "report.html").read_text()
+    assert "<dt>runs</dt><dd>8 tasks, each run by both groups of model; 48 runs in all</dd>" in text
+    assert "tasks: 16" not in text
+
+
+def test_a_fit_of_alike_tasks_reads_as_the_binomial_not_inf(grouped):
+    coin = grouped.runs[grouped.runs["model"] == "coin-a"]
+    fit = pk.fit_betabinom(coin)
+    assert math.isinf(fit.alpha)  # these tasks are alike: the fit is the binomial
+    page = Page(grouped.text)
+    header, rows = page.table("betabinom")
+    (row,) = [row for row in rows if row[0] == "coin-a"]
+    assert row[header.index("\N{GREEK SMALL LETTER ALPHA}")] == "\N{INFINITY}"
+    assert "Model coin-a: the tasks look alike: the best fit is the binomial" in " ".join(
+        page.paragraphs
+    )
+    cells = [cell for body in page.bodies for row in body for cell in row]
+    assert not [cell for cell in cells if cell.strip().lower() in ("inf", "-inf", "nan")]
+
+
+def test_no_table_header_on_the_page_is_a_raw_column_name(grouped, tau_report, coin_report):
+    raw = {
+        str(name)
+        for folder in (grouped.out, tau_report, coin_report[1])
+        for path in folder.glob("*.csv")
+        for name in pd.read_csv(path, comment="#").columns
+        if "_" in str(name)
+    }
+    assert {"binomial_log_likelihood", "lr_pvalue", "pass_at_k_fail"} <= raw
+    for text in (grouped.text, (tau_report / "report.html").read_text(), coin_report[2]):
+        headers = {cell for header in Page(text).headers for cell in header}
+        assert headers
+        assert not [cell for cell in headers if "_" in cell or cell in raw]
+
+
+def test_the_how_block_is_said_once_not_under_every_table(grouped):
+    assert "<caption>" not in grouped.text
+    assert grouped.text.count('<h2 id="methods">How these figures were computed</h2>') == 1
+    assert f"<dt>date</dt><dd>{TODAY}</dd>" in grouped.text
+    assert "<dt>confidence level</dt><dd>95%</dd>" in grouped.text
+
+
+def test_every_saved_figure_is_titled_with_what_it_shows_and_its_group(grouped):
+    titles = grouped.titles
+    assert set(titles) == {path.name for path in grouped.written if path.suffix in (".png", ".svg")}
+    assert titles["decay_curve.png"] == ["pass$^k$ against k by model"]
+    for stem, shows in (
+        ("outcome_heatmap", "Every run"),
+        ("success_histogram", "Tasks by runs passed"),
+    ):
+        assert titles[f"{stem}-model-gpt-4o.png"] == [f"{shows}: model gpt-4o"]
+        assert titles[f"{stem}-model-coin-a.svg"] == [f"{shows}: model coin-a"]
+
+
+def test_k_and_predict_to_reach_the_tables_and_the_decay_curve(tmp_path, monkeypatch):
+    from passk_lab import plots
+
+    drawn = []
+    decay_curve = plots.decay_curve
+
+    def drawing(curve, **kwargs):
+        drawn.append(curve)
+        return decay_curve(curve, **kwargs)
+
+    monkeypatch.setattr(plots, "decay_curve", drawing)
+    tally = pk.tally(pk.simulate_coin(tasks=10, k=5, seed=3))
+    pk.report.write_report(tally, tmp_path, k=[3, 1], predict_to=12, n_resamples=200)
+    curve = pd.read_csv(tmp_path / "curve.csv", comment="#")
+    assert curve["k"].tolist() == [1, 3]
+    expected = pk.reliability_curve(tally, [1, 3])
+    np.testing.assert_allclose(curve["pass_pow_k"], expected["pass_pow_k"], rtol=1e-12)
+    predicted = list(range(4, 13))
+    (figure,) = drawn
+    assert figure["k"].tolist() == [1, 3, *predicted]
+    _, rows = Page((tmp_path / "report.html").read_text()).table("predictions")
+    assert [int(row[0]) for row in rows] == [1, 3, *predicted]
+    assert "measured at k = 1 and 3; predicted to k = 12" in (tmp_path / "report.html").read_text()
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"k": [0, 2]}, ValueError, "k must be a positive integer, got 0"),
+        ({"k": "5"}, TypeError, "k must be a sequence of whole numbers such as"),
+        ({"k": []}, ValueError, "k is empty: give at least one k"),
+        (
+            {"k": [1, 3], "predict_to": 2},
+            ValueError,
+            "predict_to=2 is below the report's largest k, 3",
+        ),
+        ({"predict_to": 0}, ValueError, "predict_to must be a positive integer"),
+        ({"source": 3}, TypeError, "source names the input, as text or a path"),
+        ({"source": " "}, ValueError, "source is empty"),
+        ({"title": 3}, TypeError, "title must be text"),
+    ],
+)
+def test_report_refuses_bad_options_before_reading_the_runs(tmp_path, options, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        pk.report.write_report(pk.simulate_coin(tasks=2, k=2, seed=1), tmp_path / "out", **options)
+    assert not (tmp_path / "out").exists()
 
 
 def test_each_report_table_carries_its_own_metadata(tmp_path):
@@ -392,8 +673,8 @@ def test_each_report_table_carries_its_own_metadata(tmp_path):
     errors = header("errors")  # both policies side by side: the runs recorded, no policy
     assert list(errors) == ["tasks", "runs per task", "passk_lab", "date"]
     assert errors["runs per task"] == "4"
-    page = Page((tmp_path / "report.html").read_text())
-    assert page.tables[1][0][:2] == ["mean", "icc"]  # the fit's table
+    header, _ = Page((tmp_path / "report.html").read_text()).table("betabinom")
+    assert header[:4] == ["tasks", "runs", "mean pass rate", "ICC"]
 
 
 def test_the_report_module_loads_lazily_and_without_matplotlib():
@@ -535,8 +816,8 @@ def test_a_report_of_many_runs_shows_every_k_to_20_then_a_1_2_5_series(tmp_path)
     assert curve["k"].tolist() == shown
     expected = pk.reliability_curve(runs, shown)
     np.testing.assert_allclose(curve["pass_pow_k"], expected["pass_pow_k"], rtol=1e-12)
-    page = Page((tmp_path / "report.html").read_text())
-    assert len(page.tables[0]) == 1 + len(shown)  # the header and one row per k
+    _, rows = Page((tmp_path / "report.html").read_text()).table("curve")
+    assert [int(row[0]) for row in rows] == shown
 
 
 # --- costs -------------------------------------------------------------------------------
@@ -577,8 +858,9 @@ def test_report_of_runs_with_costs_has_a_cost_section_per_agent_and_cost(tmp_pat
                 assert row[f"pass_pow_k_per_{unit}"] == pytest.approx(pow_k / cost, rel=1e-12)
                 if k == 4 and unit == "usd":
                     readings.append(
-                        f"For model={model}, at k = 4, each task that passes all 4 runs costs "
-                        f"{cost / pow_k:.3g} in usd"
+                        f"For model {model}, at k = 4, each task that passes all 4 runs costs "
+                        f"{cost / pow_k:.3g} in usd: 4 runs of a task cost {cost:.3g} usd, and "
+                        f"pass<sup>4</sup> is {pow_k:.3g}."
                     )
     assert table.columns.tolist() == [
         "model", "k", "pass_pow_k",
@@ -593,8 +875,8 @@ def test_report_of_runs_with_costs_has_a_cost_section_per_agent_and_cost(tmp_pat
         assert reading in text
     shown = re.findall(r"<h3>(Cost in [^<]*)</h3>", text)
     assert shown == [
-        "Cost in usd (model=a)",
-        "Cost in tokens (model=a)",
+        "Cost in usd (model a)",
+        "Cost in tokens (model a)",
     ]
 
 

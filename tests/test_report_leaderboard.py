@@ -102,18 +102,32 @@ def test_the_page_shows_the_board_its_plots_and_what_it_reads(report, expected):
     ids = [
         attrs.get("id") for tag, attrs in page.tags if tag in ("h2", "details") and "id" in attrs
     ]
-    assert ids == ["leaderboard", "pairwise", "curve", "betabinom", "success_counts"]
+    assert ids == [
+        "coverage",
+        "leaderboard",
+        "pairwise",
+        "curve",
+        "predictions",
+        "betabinom",
+        "success_counts",
+        "methods",
+    ]
     # the section's tables: the board as labelled, its rank cells "2 (1-3)", then every pair
-    table, pair_table = page.tables[:2]
+    first = page.sections.index("leaderboard")
+    (header, table), pair_table = page.table("leaderboard"), page.bodies[first + 1]
     shown = labelled(board)
-    assert table[0][-2:] == ["rank (simultaneous 95% CI)", "tie group"]
+    # one row of names over the estimates and their intervals ("pass^k" has its k raised)
+    assert header == [
+        *["model", "k", "passk", "pass@k", "tasks", "rank (simultaneous 95% CI)", "tie group"],
+        *["estimate", "95% CI"] * 2,
+    ]
     ranks = [
         f"{r} ({lo}\N{EN DASH}{hi})"
         for r, lo, hi in board[["rank", "rank_low", "rank_high"]].to_numpy()
     ]
-    assert [row[-2] for row in table[1:]] == ranks
-    assert [row[0] for row in table[1:]] == shown["model"].tolist()
-    assert len(pair_table) == 1 + len(pairs)
+    assert [row[7] for row in table] == ranks
+    assert [row[0] for row in table] == shown["model"].tolist()
+    assert len(pair_table) == len(pairs)
     # the forest and the map, inlined as the files hold them
     images = [attrs["src"] for tag, attrs in page.tags if tag == "img"]
     prefix = "data:image/png;base64,"

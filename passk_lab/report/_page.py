@@ -26,19 +26,21 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from passk_lab._checks import positive_int
+from passk_lab._choices import RESAMPLING_METHODS
 from passk_lab._curve import with_costs
 from passk_lab._data.costs import COST_PREFIX, task_costs
 from passk_lab._data.grid import grid_frame, run_grid
-from passk_lab._data.rules import By, ErrorPolicy, by_columns, display
+from passk_lab._data.rules import By, ErrorPolicy, by_columns, display, is_dask_frame
 from passk_lab._data.tally import Tally, as_tally
 from passk_lab._interval_policy import IntervalMethod
-from passk_lab._labels import LABELS
+from passk_lab._labels import INTERVAL_LABELS, LABELS, interval_label, interval_name, label
 from passk_lab._version import __version__
 from passk_lab._warnings import warn
 from passk_lab.estimators import error_sensitivity, reliability_curve
 from passk_lab.heterogeneity import fit_betabinom, success_counts
 from passk_lab.leaderboard import ranks_and_tests
-from passk_lab.report._tables import export, html_text, labelled, metadata, metadata_line, to_html
+from passk_lab.report._tables import export, html_text, labelled, metadata, to_html
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -57,19 +59,19 @@ _EVERY_K = 20
 """A report shows every k up to this; above it, only the ks of a 1-2-5 series (see _shown_ks)."""
 
 
-def _shown_ks(most: int) -> list[int]:
+def _shown_ks(most: int, last: int | None = None) -> list[int]:
     """Return the ks a report shows when a task has at most `most` runs, predictions included.
 
     Every k up to :data:`_EVERY_K`; above it 50, 100, 200, 500, 1000, ...;
-    and `most` and twice `most` (at least 10) themselves, so that a table
-    stays a few dozen rows however many runs a task has.
+    and `most` and `last` (by default twice `most`, at least 10) themselves,
+    so that a table stays a few dozen rows however many runs a task has.
 
     >>> _shown_ks(5)
     [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
     >>> _shown_ks(300)[18:]
     [19, 20, 50, 100, 200, 300, 500, 600]
     """
-    last = max(2 * most, 10)
+    last = max(2 * most, 10) if last is None else last
     series = (step * 10**power for power in range(1, len(str(last))) for step in (1, 2, 5))
     shown = {*range(1, min(_EVERY_K, last) + 1), *series, max(most, 1), last}
     return sorted(k for k in shown if k <= last)
@@ -381,7 +383,7 @@ def _section(
     metric = LABELS[board.attrs["metric"]]
     table = [
         "<h3>The leaderboard at every k</h3>",
-        to_html(labelled(board), caption=metadata_line(metadata(board))),
+        _table(labelled(board)),
     ]
     if not ranking.plotted():
         return [*parts, *table, *_pairs_table(pairs)]
@@ -408,10 +410,11 @@ def _section(
 
 def _pairs_table(pairs: pd.DataFrame) -> list[str]:
     """Return the table of the board's tests, folded: it has a row per k and pair."""
+    shown = labelled(pairs).drop(columns=["metric"], errors="ignore")
     return [
         '<details id="pairwise"><summary>The tests the ranks come from: every pair at every '
         "k, its difference, interval and paired sign-flip test</summary>",
-        to_html(labelled(pairs), caption=metadata_line(metadata(pairs))),
+        _table(shown),
         "</details>",
     ]
 
@@ -428,28 +431,35 @@ def _amount(value: float) -> str:
 
 
 def _cost_reading(rows: pd.DataFrame, name: str, group: str) -> str:
-    """Return the sentence under a cost table: what a task passing all k runs costs, at the top k.
+    """Return the sentence under a cost table, as HTML: what a task passing all k runs costs.
 
-    `group` names the rows' group (``model=a``), or is empty without groups.
+    The sentence reads the largest k with a cost; `group` names the rows'
+    group (``model a``), or is empty without groups.
     """
-    unit = name.removeprefix(COST_PREFIX)
+    unit = html.escape(name.removeprefix(COST_PREFIX))
+    where = html.escape(group)
     priced = rows[np.isfinite(rows[name].to_numpy(dtype=np.float64))]
     if priced.empty:
-        return f"No task{f' of {group}' if group else ''} recorded a cost in {unit}."
+        return f"No task{f' of {where}' if group else ''} recorded a cost in {unit}."
     row = priced.iloc[-1]
     k, cost, share = int(row["k"]), float(row[name]), float(row["pass_pow_k"])
     runs = f"{k} run" if k == 1 else f"{k} runs"
-    start = f"For {group}, at k = {k}" if group else f"At k = {k}"
+    start = f"For {where}, at k = {k}" if group else f"At k = {k}"
     if share == 0:
         return (
-            f"{start}, no task passes all {runs} (pass^{k} is 0), so no cost per such task can "
-            f"be given; {runs} of a task cost {_amount(cost)} {unit}."
+            f"{start}, no task passes all {runs} (pass<sup>{k}</sup> is 0), so no cost per such "
+            f"task can be given; {runs} of a task cost {_amount(cost)} {unit}."
         )
     return (
         f"{start}, each task that passes all {runs} costs "
         f"{_amount(cost / share)} in {unit}: {runs} of a task cost {_amount(cost)} {unit}, and "
-        f"pass^{k} is {share:.3g}."
+        f"pass<sup>{k}</sup> is {share:.3g}."
     )
+
+
+def _group_name(by: list[str], key: Iterable[Hashable]) -> str:
+    """Return a group as a reader names it: ``model a``, ``model a, domain airline``."""
+    return ", ".join(f"{name} {display(value)}" for name, value in zip(by, key, strict=True))
 
 
 def _cost_section(table: pd.DataFrame, by: list[str]) -> list[str]:
@@ -459,22 +469,175 @@ def _cost_section(table: pd.DataFrame, by: list[str]) -> list[str]:
         for name in table.columns
         if name.startswith(COST_PREFIX) and not name.endswith("_per_pass_pow_k")
     ]
-    caption = metadata_line(metadata(table))
     parts = ['<h2 id="costs">Cost</h2>']
     groups = table.groupby(by, sort=False) if by else [((), table)]
     for key, rows in groups:
-        values = key if isinstance(key, tuple) else (key,)
-        group = ", ".join(f"{n}={v}" for n, v in zip(by, values, strict=True))
+        group = _group_name(by, key if isinstance(key, tuple) else (key,))
         where = f" ({group})" if group else ""
         for name in names:
             unit = name.removeprefix(COST_PREFIX)
             columns = ["k", "pass_pow_k", name, f"{name}_per_pass_pow_k", f"pass_pow_k_per_{unit}"]
             parts += [
                 f"<h3>Cost in {html.escape(unit)}{html.escape(where)}</h3>",
-                f"<p>{html.escape(_cost_reading(rows, name, group))}</p>",
-                to_html(labelled(rows[columns].reset_index(drop=True)), caption=caption),
+                f"<p>{_cost_reading(rows, name, group)}</p>",
+                _table(labelled(rows[columns].reset_index(drop=True))),
             ]
     return parts
+
+
+def _shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """Return a labelled table with each interval under its estimate: two levels of names.
+
+    ``pass^k`` and ``pass^k 95% CI`` become ``(pass^k, estimate)`` and
+    ``(pass^k, 95% CI)``, under one ``pass^k``; other columns have one name.
+    """
+    level = interval_label(frame)
+    names = [str(name) for name in frame.columns]
+    pairs: list[tuple[str, str]] = []
+    for name in names:
+        if name.endswith(f" {level}") and pairs and pairs[-1][0] == name.removesuffix(f" {level}"):
+            pairs[-1] = (pairs[-1][0], "estimate")
+            pairs.append((pairs[-1][0], level))
+        else:
+            pairs.append((name, ""))
+    shown = frame.copy()
+    shown.columns = pd.MultiIndex.from_tuples(pairs)
+    return shown
+
+
+def _table(frame: pd.DataFrame) -> str:
+    """Return a labelled table for the page: intervals under their estimates, in its box."""
+    return f'<div class="table">\n{to_html(_shown(frame))}\n</div>'
+
+
+_PREDICTIONS = ["p_pow_k", "p_pow_k_low", "p_pow_k_high", "betabinom_pow_k"]
+"""The curve's predictions, in its predictions table."""
+_FIT_SHOWN = ["n_tasks", "n_runs", "mean", "icc", "alpha", "beta", "fitted_model"]
+_FIT_TESTS = ["lr_pvalue", "gof_pvalue"]
+_FIT_DETAILS = [
+    "zero_share",
+    "one_share",
+    "log_likelihood",
+    "binomial_log_likelihood",
+    "lr_statistic",
+    "inflation_pvalue",
+    "gof_statistic",
+    "gof_df",
+    "rejected",
+]
+_MODELS = {"betabinom": "beta-binomial", "inflated": "zero/one-inflated"}
+
+
+_MEASURED = [
+    "pass_pow_k",
+    "pass_pow_k_low",
+    "pass_pow_k_high",
+    "pass_at_k",
+    "pass_at_k_low",
+    "pass_at_k_high",
+]
+"""The curve's measurements: those of a k asked for, not of a k only predicted."""
+
+
+def _curve_tables(measured: pd.DataFrame, curve: pd.DataFrame, by: list[str]) -> list[str]:
+    """Return the measured curve's table, and the predictions' table over every k drawn."""
+    columns = [*by, "k", "pass_pow_k", "pass_pow_k_low", "pass_pow_k_high"]
+    columns += ["pass_at_k", "pass_at_k_low", "pass_at_k_high", "n_tasks"]
+    columns += [
+        name for name in ("n_tasks_excluded", "n_runs_excluded") if measured[name].to_numpy().any()
+    ]
+    shown = labelled(measured[columns].reset_index(drop=True))
+    shown["interval"] = [interval_name(str(name)) for name in measured["interval_method"]]
+    predicted = labelled(curve[[*by, "k", *_PREDICTIONS]].reset_index(drop=True))
+    return [
+        f'<h2 id="curve">{_TABLE_HEADINGS["curve"]}</h2>',
+        _table(shown),
+        '<h2 id="predictions">Predictions: pass<sup>k</sup> if runs were independent, and if '
+        "tasks differ</h2>",
+        "<p>(pass@1)<sup>k</sup> is what pass<sup>k</sup> would be if every run of every task "
+        "passed independently with one chance; the beta-binomial prediction lets tasks differ "
+        "in difficulty (its fit is below). Both go past the runs measured.</p>",
+        _table(predicted),
+    ]
+
+
+def _fit_reading(fit: pd.Series, name: str) -> str:
+    """Return what a beta-binomial fit says, as a sentence: how much its tasks differ."""
+    where = f"{html.escape(name)}: " if name else ""
+    if not np.isfinite(fit["alpha"]):
+        says = (
+            "the tasks look alike: the best fit is the binomial, every task with one chance "
+            f"({fit['mean']:.3f}) of passing a run (\N{GREEK SMALL LETTER ALPHA} and "
+            "\N{GREEK SMALL LETTER BETA} infinite, ICC 0)"
+        )
+    elif fit["fitted_model"] == "inflated":
+        says = (
+            f"{fit['zero_share']:.0%} of tasks never pass and {fit['one_share']:.0%} always "
+            f"pass; the rest differ with ICC {fit['icc']:.3f}"
+        )
+    elif fit["lr_pvalue"] <= 0.05:
+        says = (
+            f"tasks differ in difficulty (ICC {fit['icc']:.3f}); the binomial, which takes them "
+            f"alike, is rejected (p = {fit['lr_pvalue']:.2g})"
+        )
+    else:
+        says = (
+            f"tasks may differ (ICC {fit['icc']:.3f}), but not measurably more than alike tasks "
+            f"would (p = {fit['lr_pvalue']:.2g})"
+        )
+    if fit["rejected"]:
+        says += (
+            f"; the fit itself is rejected (p = {fit['gof_pvalue']:.2g}): do not trust its "
+            "predictions past the runs measured"
+        )
+    return f"{where}{says}."
+
+
+def _fit_tables(table: pd.DataFrame, by: list[str], names: list[str]) -> list[str]:
+    """Return the fit's section: its table, what each fit says, and the rest folded."""
+    shown = labelled(table[[*by, *_FIT_SHOWN, *_FIT_TESTS]])
+    for column in ("alpha", "beta"):
+        shown[LABELS[column]] = [
+            "\N{INFINITY}" if np.isinf(value) else f"{value:.3g}" for value in table[column]
+        ]
+    shown[LABELS["fitted_model"]] = table["fitted_model"].map(
+        lambda model: _MODELS.get(model, model)
+    )
+    readings = [
+        _fit_reading(fit, name) for (_, fit), name in zip(table.iterrows(), names, strict=True)
+    ]
+    return [
+        f'<h2 id="betabinom">{_TABLE_HEADINGS["betabinom"]}</h2>',
+        _table(shown.reset_index(drop=True)),
+        *(f"<p>{reading[0].upper()}{reading[1:]}</p>" for reading in readings),
+        "<details><summary>The fit's likelihoods and tests</summary>",
+        _table(labelled(table[[*by, *_FIT_DETAILS]]).reset_index(drop=True)),
+        "</details>",
+    ]
+
+
+def _errors_tables(table: pd.DataFrame, by: list[str], errored: int) -> list[str]:
+    """Return the errored runs' section: pass^k and pass@k with them failing or left out."""
+    policies = {"fail": "errored runs as failures", "exclude": "errored runs left out"}
+    columns: list[tuple[str, str]] = [(name, "") for name in [*by, "k"]]
+    columns += [
+        (policies[policy], label(metric))
+        for policy in policies
+        for metric in ("pass_pow_k", "pass_at_k", "n_tasks")
+    ]
+    shown = table[[*by, "k"]].copy()
+    for policy in policies:
+        for metric in ("pass_pow_k", "pass_at_k", "n_tasks"):
+            shown[f"{metric}_{policy}"] = table[f"{metric}_{policy}"]
+    shown["runs left out"] = table["n_runs_excluded"]
+    shown.columns = pd.MultiIndex.from_tuples([*columns, ("runs left out", "")])
+    runs = "1 run" if errored == 1 else f"{errored} runs"
+    return [
+        f'<h2 id="errors">{_TABLE_HEADINGS["errors"]}</h2>',
+        f"<p>{runs} errored or timed out. Counted as failures they pull pass<sup>k</sup> down; "
+        "left out, each task counts its other runs.</p>",
+        f'<div class="table">\n{to_html(shown.reset_index(drop=True))}\n</div>',
+    ]
 
 
 _TABLE_HEADINGS = {
@@ -490,17 +653,335 @@ _NO_HEATMAP = (
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
        color: #222; line-height: 1.45; }
-table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem;
-        display: block; max-width: 100%; width: max-content; overflow-x: auto; }
-caption { caption-side: bottom; text-align: left; color: #555; font-size: 0.8rem;
-          padding-top: 0.3rem; }
-th, td { padding: 0.2rem 0.6rem; border-bottom: 1px solid #ddd; white-space: nowrap; }
-th { border-bottom: 2px solid #888; text-align: center; }
-img { max-width: 100%; }
-dl { display: grid; grid-template-columns: max-content auto; gap: 0.1rem 1rem; }
+.headline { font-size: 1.15rem; }
+div.table { max-width: 100%; overflow-x: auto; margin: 0.5rem 0 1.5rem; }
+table { border-collapse: collapse; font-size: 0.9rem; }
+th, td { padding: 0.2rem 0.6rem; border-bottom: 1px solid #ddd; }
+td { white-space: nowrap; }
+th { border-bottom: 2px solid #888; text-align: center; vertical-align: bottom;
+     max-width: 10rem; font-weight: 600; }
+thead tr:first-child th[colspan] { border-bottom: 1px solid #888; }
+img { max-width: 100%; height: auto; }
+dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.1rem 1rem; }
 dt { color: #555; }
-dd { margin: 0; }
+dd { margin: 0; overflow-wrap: anywhere; }
+details { margin: 0.5rem 0 1.5rem; }
 """
+
+
+_RUN_COLUMNS = ("task", "run", "passed", "reward", "error", "error_kind", "timed_out")
+"""The runs table's own columns: they hold the runs, not what the runs were of."""
+_KNOWN_COLUMNS = (
+    "model",
+    "agent",
+    "domain",
+    "benchmark",
+    "dataset",
+    "split",
+    "user_model",
+    "provider",
+    "environment",
+)
+"""Columns that describe an evaluation by their name: listed when they hold a few values."""
+_FEW_VALUES = 5
+"""The most values a known column may hold to be listed with the runs of each."""
+_VALUE_LIMIT = 60
+"""The most characters of a value the page shows."""
+
+
+def _value_text(value: object) -> str:
+    text = str(display(value))
+    return (
+        text if len(text) <= _VALUE_LIMIT else f"{text[: _VALUE_LIMIT - 1]}\N{HORIZONTAL ELLIPSIS}"
+    )
+
+
+def _describing(runs: object, by: list[str]) -> list[tuple[str, str]]:
+    """Return the columns that describe a pandas runs table, each with its values in words.
+
+    A column describes the runs when it is a grouping column, when it holds
+    one value in each group (one in all, without groups) -- model, domain,
+    the file, a seed -- or when it is one of :data:`_KNOWN_COLUMNS` with at
+    most :data:`_FEW_VALUES` values. The runs' own columns (task, run, the
+    outcome, errors) and cost columns are not, nor a column of floating-point
+    numbers, which measures rather than names. A value with others beside it
+    is given with its number of runs.
+    """
+    if not isinstance(runs, pd.DataFrame) or "run" not in runs.columns:
+        return []
+    described = []
+    for name in map(str, runs.columns):
+        column = runs[name]
+        if name in _RUN_COLUMNS or name.startswith(COST_PREFIX):
+            continue
+        if pd.api.types.is_float_dtype(column.dtype) or column.isna().all():
+            continue
+        values = column.value_counts(sort=False, dropna=True)
+        single = len(values) == 1
+        if by and not single:
+            pairs = runs[[*by, name]].dropna(subset=[name]).drop_duplicates()
+            single = not pairs.duplicated(subset=by).any()
+        known = name in _KNOWN_COLUMNS and len(values) <= _FEW_VALUES
+        if not (name in by or single or known):
+            continue
+        if len(values) == 1:
+            text = _value_text(values.index[0])
+        else:
+            shown = [f"{_value_text(value)} ({count} runs)" for value, count in values.items()]
+            text = _listed(shown)
+        described.append((name, text))
+    return described
+
+
+def _input_kind(runs: object, source: str | None) -> str:
+    """Return what the report was given, for its input line."""
+    if source is not None:
+        return source
+    if is_dask_frame(runs):
+        return "a Dask DataFrame"
+    return "a DataFrame" if isinstance(runs, pd.DataFrame) else "an outcome matrix"
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
+
+
+def _per_task(runs: pd.Series) -> str:
+    fewest, most = int(runs.min()), int(runs.max())
+    return str(most) if fewest == most else f"{fewest} to {most}"
+
+
+def _coverage(
+    recorded: pd.DataFrame, counted: pd.DataFrame, by: list[str], errors: ErrorPolicy
+) -> tuple[str, pd.DataFrame]:
+    """Return the runs in a sentence, and per group the tasks and runs that its figures count.
+
+    Tasks are told by their ids across groups: 40 tasks that each of two
+    models ran are 40 tasks, each run by every group, not 80.
+    """
+    ran = recorded[recorded["n"] > 0]
+    runs = int(ran["n"].sum())
+    tasks = ran["task"].nunique()
+    errored = int(ran["n_errors"].sum()) if "n_errors" in ran else 0
+    told = "counted as failures" if errors == "fail" else "left out"
+    tail = f"; {_plural(errored, 'run')} errored or timed out, {told}" if errored else ""
+    rows = []
+    groups = ran.groupby(by, sort=False) if by else [((), ran)]
+    for key, part in groups:
+        values = key if isinstance(key, tuple) else (key,)
+        kept = counted.loc[part.index]
+        row: dict[str, object] = dict(zip(by, values, strict=True))
+        row |= {
+            "tasks": len(part),
+            "runs": int(part["n"].sum()),
+            "runs per task": _per_task(part["n"]),
+        }
+        if errored:
+            row["errored or timed out"] = int(part["n_errors"].sum())
+        if errored and errors == "exclude":
+            row["tasks left out"] = int((kept["n"] == 0).sum())
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    if not by:
+        per_task = _per_task(ran["n"])
+        return (
+            f"{_plural(runs, 'run')} of {_plural(tasks, 'task')}, {per_task} per task{tail}",
+            table,
+        )
+    shared = int((ran.groupby("task", sort=False).size() == len(rows)).sum())
+    every = "both" if len(rows) == 2 else f"all {len(rows)}"
+    named = f"{every} groups of {', '.join(by)}"
+    if shared == tasks:
+        said = f"{_plural(tasks, 'task')}, each run by {named}"
+    else:
+        said = f"{_plural(tasks, 'task')}, {shared:,} of them run by {named}"
+    return f"{said}; {_plural(runs, 'run')} in all{tail}", table
+
+
+_JOINED_DASH = "\N{EN DASH}\N{WORD JOINER}"
+"""An en dash that no line break follows: an interval's ends and "Clopper-Pearson" stay whole."""
+
+
+def _ci(low: float, high: float) -> str:
+    return f"{low:.2f}\N{EN DASH}{high:.2f}"
+
+
+def _interval_words(method: str, tasks: int) -> str:
+    """Return how an interval was computed, for the headline: ``Wilson on 40 tasks``."""
+    used = method.partition(" (")[0]
+    if used == "effective_n":
+        return f"Clopper\N{EN DASH}Pearson on an effective number of the {tasks:,} tasks"
+    if used in ("percentile", "bca", "two-level"):
+        return f"{INTERVAL_LABELS[used]} over {tasks:,} tasks"
+    return f"{INTERVAL_LABELS.get(used, used)} on {tasks:,} tasks"
+
+
+def _headline(rows: pd.DataFrame, counted: pd.DataFrame, name: str, level: str) -> str:
+    """Return the sentence a reader can quote, as HTML: pass@1, then pass^k at the top k.
+
+    The top k is the largest the curve measures on every task of the group
+    (the largest it measures, when none is on every task). When every counted
+    task has exactly that many runs, pass^k is the share of tasks that passed
+    them all, and the sentence says so.
+    """
+    ran = counted[counted["n"] > 0]
+    measured = rows[(rows["n_tasks"] > 0) & rows["pass_pow_k"].notna()]
+    where = f"For {html.escape(name)}, p" if name else "p"
+    if measured.empty or ran.empty:
+        return f"{where}ass<sup>k</sup> has no estimate: no task has a counted run."
+    first = float((ran["c"] / ran["n"]).mean())
+    whole = measured[measured["n_tasks"] == len(ran)]
+    top = (whole if len(whole) else measured).iloc[-1]
+    k, value, tasks = int(top["k"]), float(top["pass_pow_k"]), int(top["n_tasks"])
+    if k == 1:
+        interval = ""
+        if np.isfinite(top["pass_at_k_low"]):
+            interval = (
+                f" ({level} {_ci(top['pass_at_k_low'], top['pass_at_k_high'])}, "
+                f"{_interval_words(str(top['interval_method']), tasks)})"
+            )
+        return (
+            f"{where}ass@1 is {first:.2f}{interval}; with one run per task there is no "
+            "pass<sup>k</sup> of k above 1."
+        )
+    exact = bool((ran["n"] == k).all())
+    lower = value < first
+    if exact:
+        share = f"{'yet only' if lower else 'and'} {value:.0%} of tasks pass all {k} runs"
+    else:
+        share = f"{'yet' if lower else 'and'} {k} runs of a task all pass with chance {value:.2f}"
+    interval = ""
+    if np.isfinite(top["pass_pow_k_low"]):
+        interval = (
+            f" (pass<sup>{k}</sup> {level} {_ci(top['pass_pow_k_low'], top['pass_pow_k_high'])}, "
+            f"{_interval_words(str(top['interval_method']), tasks)})"
+        )
+    return f"{where}ass@1 is {first:.2f}, {share}{interval}."
+
+
+def _method_words(method: str, n_resamples: int) -> str:
+    """Return how the curve's intervals were computed, for the page's methods block."""
+    if method in RESAMPLING_METHODS:
+        return (
+            f"{INTERVAL_LABELS[method]} of the tasks, {n_resamples:,} resamples (closed-form "
+            "Clopper\N{EN DASH}Pearson where the bootstrap has no width)"
+        )
+    binomial = INTERVAL_LABELS["clopper_pearson" if method == "auto" else method]
+    return (
+        f"{binomial} where every counted task has exactly k runs; elsewhere "
+        "Clopper\N{EN DASH}Pearson on an effective number of tasks (each row names its own)"
+    )
+
+
+def _ks_words(measured: list[int], predicted: list[int]) -> str:
+    def run(ks: list[int]) -> str:
+        if ks == list(range(ks[0], ks[-1] + 1)) and len(ks) > 2:
+            return f"{ks[0]} to {ks[-1]}"
+        return _listed([str(k) for k in ks])
+
+    said = f"measured at k = {run(measured)}" if measured else "none measured"
+    return f"{said}; predicted to k = {max(predicted)}" if predicted else said
+
+
+def _methods(
+    curve: pd.DataFrame,
+    ranked: dict[str, pd.DataFrame],
+    ks: tuple[list[int], list[int]],
+    n_resamples: int,
+) -> list[str]:
+    """Return the block that says, once, how every figure of the page was computed."""
+    attrs = curve.attrs
+    told = {"fail": "counted as failures", "exclude": "left out"}
+    info = {
+        "confidence level": f"{attrs['confidence_level']:.0%}",
+        "intervals": _method_words(str(attrs["method"]), n_resamples),
+        "errored runs": told.get(str(attrs["errors"]), str(attrs["errors"])),
+        "k": _ks_words(*ks),
+    }
+    if "leaderboard" in ranked:
+        board = metadata(ranked["leaderboard"])
+        ranking = (
+            f"by {board['ranked by']}, paired sign-flip tests, p-values adjusted: "
+            f"{board['p-values adjusted']}"
+        )
+        if "tasks dropped" in board:
+            ranking += f"; tasks dropped: {board['tasks dropped']}"
+        info["leaderboard"] = ranking
+    info["files"] = (
+        "beside this page, every table as CSV (every digit; its metadata in # lines) and "
+        "Markdown, every figure as PNG and SVG"
+    )
+    info |= {key: value for key, value in metadata(curve).items() if key in ("passk_lab", "date")}
+    return [
+        '<h2 id="methods">How these figures were computed</h2>',
+        "<dl>",
+        *(f"<dt>{html.escape(key)}</dt><dd>{html_text(value)}</dd>" for key, value in info.items()),
+        "</dl>",
+    ]
+
+
+def _ks(k: Iterable[int] | None, predict_to: int | None, most: int) -> tuple[list[int], list[int]]:
+    """Return the report's ks: those the curve measures (up to `most` runs), those it predicts.
+
+    By default every k to :data:`_EVERY_K`, then a 1-2-5 series, predicted to
+    twice `most` (at least 10); `k` names the ks instead, and `predict_to`
+    extends the predictions to it, on the same series.
+    """
+    if k is None:
+        asked = [each for each in _shown_ks(most) if each <= most]
+        last = max(2 * most, 10) if predict_to is None else predict_to
+    else:
+        if isinstance(k, (str, bytes)) or not isinstance(k, Iterable):
+            raise TypeError(f"k must be a sequence of whole numbers such as [1, 5], got {k!r}")
+        asked = sorted({positive_int("k", each) for each in k})
+        if not asked:
+            raise ValueError("k is empty: give at least one k, such as k=[1, 5], or leave it out")
+        last = asked[-1] if predict_to is None else predict_to
+    if predict_to is not None:
+        predict_to = positive_int("predict_to", predict_to)
+    if predict_to is not None and predict_to < asked[-1]:
+        raise ValueError(
+            f"predict_to={predict_to} is below the report's largest k, {asked[-1]}: give "
+            f"predict_to of at least {asked[-1]}, or leave it out"
+        )
+    predicted = [each for each in _shown_ks(most, last) if each > asked[-1]]
+    return asked, predicted
+
+
+def _per_group(
+    table: pd.DataFrame, by: list[str], keys: list[tuple[Hashable, ...]]
+) -> list[pd.DataFrame]:
+    """Return each group's rows of a table with the group columns `by`, in the order of `keys`."""
+    if not by:
+        return [table]
+    return [
+        table[
+            np.logical_and.reduce(
+                [table[name] == value for name, value in zip(by, key, strict=True)]
+            )
+        ]
+        for key in keys
+    ]
+
+
+def _plot_title(heading: str) -> str:
+    """Return a heading as a plot's title: ``^k`` a superscript, every ``$`` shown as it is."""
+    return "pass$^k$".join(part.replace("$", r"\$") for part in heading.split("pass^k"))
+
+
+def _checked_options(source: object, title: object) -> tuple[str | None, str | None]:
+    """Return `source` as text, and `title`, or refuse them naming what to give."""
+    if source is not None and not isinstance(source, (str, Path)):
+        raise TypeError(
+            f"source names the input, as text or a path (for example the file read), got "
+            f"{type(source).__name__}"
+        )
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be text, got {type(title).__name__}")
+    named = str(source) if source is not None else None
+    if named is not None and not named.strip():
+        raise ValueError("source is empty: name the input (for example its file), or leave it out")
+    return named, title
 
 
 def write_report(
@@ -513,7 +994,10 @@ def write_report(
     method: IntervalMethod = "auto",
     n_resamples: int = 10_000,
     rng: int | np.random.Generator | None = 0,
-    title: str = "Reliability report",
+    k: Iterable[int] | None = None,
+    predict_to: int | None = None,
+    source: str | Path | None = None,
+    title: str | None = None,
     force: bool = False,
     formula_guard: bool = True,
 ) -> list[Path]:
@@ -537,8 +1021,22 @@ def write_report(
     errors, confidence_level, method, n_resamples, rng
         As in :func:`~passk_lab.reliability_curve`. A tally's ``n`` counts
         the runs under `errors`, as the estimators read it.
-    title : str
-        The report's heading.
+    k : sequence of int, optional
+        The ks of the curve and its tables, as
+        :func:`~passk_lab.reliability_curve`'s `ks`. By default every k up
+        to the most runs of a task, thinned past 20 (see Notes).
+    predict_to : int, optional
+        Extend the predictions (``p_pow_k``, ``betabinom_pow_k``) to this k,
+        on the same thinned series: the decay curve draws them and the
+        predictions table lists them. By default to twice the most runs (at
+        least 10) without `k`, and no further than `k` with it. At least
+        the largest k.
+    source : str or Path, optional
+        The input's name on the page, for example the file it was read
+        from; by default the page says what it was given ("a DataFrame").
+    title : str, optional
+        The report's heading and page title; by default "Reliability
+        report: " and `source`.
     force : bool
         Write into a folder that holds other files, replacing those with the
         report's names; files the report does not write are left alone.
@@ -550,7 +1048,7 @@ def write_report(
     -------
     list of Path
         Every file written: ``curve``, ``betabinom``, ``success_counts`` and
-        (when the runs record errors) ``errors`` tables as CSV and Markdown,
+        (when some run errored or timed out) ``errors`` tables as CSV and Markdown,
         each with the metadata of that table, and (when a runs table has
         ``cost_<name>`` columns) the ``costs`` table, and with two or more groups
         sharing tasks the ``leaderboard`` and ``pairwise`` tables too;
@@ -568,10 +1066,32 @@ def write_report(
     ------
     ValueError
         If `out` is a file, or a folder holding files no report wrote
-        (without `force`), or a plot would not fit the memory budget.
+        (without `force`), or a plot would not fit the memory budget; if a
+        `k` is not a positive whole number, or `predict_to` is below the
+        largest k.
+    TypeError
+        If `k` is not a sequence, or `source` or `title` not text.
 
     Notes
     -----
+    The page opens with a sentence per group that a reader can quote:
+    pass@1, and pass^k at the largest k measured on every task, with its
+    interval ("pass@1 is 0.86, yet only 45% of tasks pass all 5 runs
+    (pass^5 95% CI 0.29-0.62, Clopper-Pearson on 40 tasks)"). Then the
+    input: its name (`source`), its runs and tasks -- tasks told by their
+    ids, so 40 tasks that two models ran are 40 tasks, each run by both --
+    and the columns that describe the runs: the grouping columns, every
+    column that holds one value in each group (model, domain, the file
+    read), and ``model``, ``agent``, ``domain``, ``benchmark``,
+    ``dataset``, ``split``, ``user_model``, ``provider`` and
+    ``environment`` when they hold at most 5 values, each value with its
+    runs; floating-point columns, costs and the runs' own columns are left
+    out. With groups, a table gives each group's tasks, runs and errored
+    runs: what every table and figure counts. How the figures were
+    computed -- level, intervals, error policy, ks, version, date -- is said
+    once, in a block at the end; each CSV and Markdown file also carries
+    its own table's metadata.
+
     A report is for reading, so its curve has a few dozen ks however many
     runs a task has: every k up to 20, above it the 1-2-5 series (50, 100,
     200, 500, 1000, ...), and the most runs of any task. The curve table
@@ -580,10 +1100,12 @@ def write_report(
     twice the most runs (at least 10). With 5 runs a task that is every k
     from 1 to 5 in the table and predictions to k = 10; with 20,000, the ks
     1 to 20, 50, 100, ..., 10,000 and 20,000, and predictions to 40,000. For
-    other ks, call :func:`~passk_lab.reliability_curve` with them. The
-    ``success_counts`` table keeps one row per number of runs passed.
+    other ks, give `k` (and `predict_to`). The
+    ``success_counts`` table keeps one row per number of runs passed. The
+    ``errors`` table and its section are there only when some run errored
+    or timed out; when the runs record errors and none did, a sentence says so.
 
-    With two or more groups, the page opens with a leaderboard: every group
+    With two or more groups, the page has a leaderboard: every group
     (all the `by` columns together) is an agent, ranked by pass^k with
     :func:`~passk_lab.leaderboard` at the curve's ks that every agent
     reaches on a shared task. At the largest of them, the page names the
@@ -613,6 +1135,8 @@ def write_report(
     ``_``. Where that changes the name, or it is longer than 56 characters,
     or two groups would share it, a hash of the group's values follows, so
     that every group has its own files and no name exceeds 80 characters.
+    Each figure file is titled with what it shows and its group, so that it
+    reads on its own too.
 
     Examples
     --------
@@ -627,19 +1151,22 @@ def write_report(
     A tally gives the same tables, and a report without the outcome heatmap (it has no
     runs to draw): ``decay_curve.png`` and ``success_histogram.png`` are its figures.
     """
+    _ks(k, predict_to, 1)  # refused before the runs are read
+    named, title = _checked_options(source, title)
     folder = Path(out)
     summary, states = _checked(runs, by, errors)  # the one check of the runs
     costs = task_costs(runs, summary.by)
     groups_by = list(summary.by)
     counted = summary.to_frame()
     recorded = summary.with_errors().to_frame()
+    asked, predicted = _ks(k, predict_to, int(recorded["n"].max()))
     with warnings.catch_warnings():  # the ks past a group's runs are its predictions
         warnings.filterwarnings(
             "ignore", "no estimate for k = .*: no task has that many runs", RuntimeWarning
         )
         curve = reliability_curve(
             counted,
-            _shown_ks(int(recorded["n"].max())),
+            [*asked, *predicted],
             by=by,
             errors=errors,
             confidence_level=confidence_level,
@@ -649,30 +1176,35 @@ def write_report(
         )
     codes, labels = summary.groups()
     keys = list(labels.itertuples(index=False, name=None))
+    names = [_group_name(groups_by, key) for key in keys]
     fits, counts = [], []
     for group, key in enumerate(keys):
         part = counted[codes == group]
         fits.append(_with_group(fit_betabinom(part, errors=errors).to_frame(), groups_by, key))
         counts.append(_with_group(success_counts(part, errors=errors), groups_by, key))
+    curve.loc[~curve["k"].isin(asked), _MEASURED] = np.nan  # predictions alone past the ks asked
+    measured = curve[(curve["n_tasks"] > 0) & curve["k"].isin(asked)].reset_index(drop=True)
+    measured.attrs = dict(curve.attrs)
     tables = {
-        "curve": curve[curve["n_tasks"] > 0].reset_index(drop=True),
+        "curve": measured,
         "betabinom": pd.concat(fits, ignore_index=True),
         "success_counts": pd.concat(counts, ignore_index=True),
     }
-    tables["curve"].attrs = dict(curve.attrs)
     tables["betabinom"].attrs = {**_extent(counted), "errors": errors}
     tables["success_counts"].attrs = {**_extent(counted), "errors": errors}
-    if "n_errors" in counted:
+    errored = int(recorded["n_errors"].sum()) if "n_errors" in recorded else 0
+    if errored:
         tables["errors"] = error_sensitivity(recorded, by=by)
         tables["errors"].attrs = _extent(recorded)
     if costs is not None:
         tables["costs"] = _cost_table(tables["curve"], summary, costs)
         tables["costs"].attrs = {**_extent(counted), "errors": errors}
+    shown_ks = sorted(set(measured["k"].tolist()))
     ranking = _ranking(
         counted,
         codes,
         groups_by,
-        sorted(set(tables["curve"]["k"].tolist())),
+        shown_ks,
         errors=errors,
         confidence_level=confidence_level,
         n_resamples=n_resamples,
@@ -684,11 +1216,11 @@ def write_report(
     for suffix in slugs:
         plotted += [f"outcome_heatmap{suffix}"] if states is not None else []
         plotted.append(f"success_histogram{suffix}")
-    names = [f"{name}{ending}" for name in [*tables, *ranked] for ending in (".csv", ".md")]
-    names += [f"{name}{ending}" for name in plotted for ending in (".svg", ".png")]
-    names.append("report.html")
-    earlier = _claim(folder, names, force)
-    _write_manifest(folder, [*earlier, *names])  # a report cut short leaves a folder still ours
+    files = [f"{name}{ending}" for name in [*tables, *ranked] for ending in (".csv", ".md")]
+    files += [f"{name}{ending}" for name in plotted for ending in (".svg", ".png")]
+    files.append("report.html")
+    earlier = _claim(folder, files, force)
+    _write_manifest(folder, [*earlier, *files])  # a report cut short leaves a folder still ours
     from matplotlib.figure import Figure  # plots are drawn only once the folder is the report's
 
     from passk_lab import plots
@@ -708,19 +1240,21 @@ def write_report(
     ) -> tuple[str, bytes]:
         with plots.style():
             fig = Figure(figsize=size)
-            draw(ax=fig.add_subplot())
+            ax = draw(ax=fig.add_subplot())
+            if not ax.get_title():  # a file opened alone says what it shows
+                ax.set_title(_plot_title(heading))
             for suffix in (".svg", ".png"):
                 fig.savefig(folder / f"{name}{suffix}")
                 written.append(folder / f"{name}{suffix}")
         return heading, (folder / f"{name}.png").read_bytes()
 
-    images = [figure("decay_curve", "pass^k against k", partial(plots.decay_curve, curve))]
+    across = f" by {', '.join(groups_by)}" if groups_by else ""
+    images = [figure("decay_curve", f"pass^k against k{across}", partial(plots.decay_curve, curve))]
     section: list[str] = []
     if ranking is not None:
         section = _section(ranking, groups_by, figure)
-    for group, (key, count, suffix) in enumerate(zip(keys, counts, slugs, strict=True)):
-        where = ", ".join(f"{n}={v}" for n, v in zip(groups_by, key, strict=True))
-        where = f" ({where})" if where else ""
+    for group, (count, suffix, where) in enumerate(zip(counts, slugs, names, strict=True)):
+        where = f": {where}" if where else ""
         if states is not None:
             part = _group_states(states, codes == group, groups_by)
             images.append(
@@ -738,39 +1272,66 @@ def write_report(
             )
         )
 
+    heading = (
+        title
+        if title is not None
+        else (f"Reliability report: {named}" if named is not None else "Reliability report")
+    )
+    level = interval_label(curve)
+    headlines = [
+        _headline(rows, counted[codes == group], name, level).replace("\N{EN DASH}", _JOINED_DASH)
+        for group, (name, rows) in enumerate(
+            zip(names, _per_group(curve, groups_by, keys), strict=True)
+        )
+    ]
+    said, covered = _coverage(recorded, counted, groups_by, errors)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en">',
         '<head><meta charset="utf-8">',
-        f"<title>{html.escape(title)}</title>",
+        f"<title>{html.escape(heading)}</title>",
         f"<style>{_STYLE}</style></head>",
         "<body>",
-        f"<h1>{html.escape(title)}</h1>",
-        "<dl>",  # the tasks, their runs and the error policy, as the fit table records them
+        f"<h1>{html.escape(heading)}</h1>",
+        *(f'<p class="headline">{line}</p>' for line in headlines),
+        "<dl>",
+        f"<dt>input</dt><dd>{html.escape(_input_kind(runs, named))}</dd>",
+        f"<dt>runs</dt><dd>{html.escape(said)}</dd>",
         *(
-            f"<dt>{html.escape(key)}</dt><dd>{html.escape(value)}</dd>"
-            for key, value in metadata(tables["betabinom"]).items()
+            f"<dt>{html.escape(name)}</dt><dd>{html.escape(text)}</dd>"
+            for name, text in _describing(runs, groups_by)
         ),
         "</dl>",
     ]
+    if groups_by:
+        parts += [
+            '<h2 id="coverage">What each group covers</h2>',
+            "<p>Every table and figure below counts, for each group, these tasks and runs.</p>",
+            _table(covered),
+        ]
+    if "n_errors" in recorded and not errored:
+        parts.append("<p>No run errored or timed out.</p>")
     if states is None:
         parts.append(f"<p>{_NO_HEATMAP}</p>")
     parts += section
-    for heading, data in images:
-        parts += _image(heading, data, "h2")
-    for name, table in tables.items():
-        if name == "costs":
-            parts += _cost_section(table, groups_by)
-            continue
-        parts += [
-            f'<h2 id="{name}">{_TABLE_HEADINGS[name]}</h2>',
-            to_html(labelled(table), caption=metadata_line(metadata(table))),
-        ]
+    for caption, data in images:
+        parts += _image(caption, data, "h2")
+    parts += _curve_tables(tables["curve"], curve, groups_by)
+    parts += _fit_tables(tables["betabinom"], groups_by, names)
+    parts += [
+        f'<h2 id="success_counts">{_TABLE_HEADINGS["success_counts"]}</h2>',
+        _table(labelled(tables["success_counts"])),
+    ]
+    if errored:
+        parts += _errors_tables(tables["errors"], groups_by, errored)
+    if costs is not None:
+        parts += _cost_section(tables["costs"], groups_by)
+    parts += _methods(curve, ranked, (shown_ks, predicted), n_resamples)
     parts += ["</body>", "</html>"]
     report = folder / "report.html"
     report.write_text("\n".join(parts) + "\n", encoding="utf-8")
     written.append(report)
-    for stale in sorted(earlier - set(names)):
+    for stale in sorted(earlier - set(files)):
         (folder / stale).unlink(missing_ok=True)
-    _write_manifest(folder, names)
+    _write_manifest(folder, files)
     return written
