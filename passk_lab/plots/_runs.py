@@ -120,12 +120,8 @@ def _mark_passes(ax: Axes, passes: np.ndarray, every_row: float) -> float:
     right.set_ylabel("runs passed")
     label_size = float(FontProperties(size=plt.rcParams["axes.labelsize"]).get_size_in_points())
     widest = max((_text_width(label, _tick_size()) for label in labels), default=0.0)
-    return (
-        plt.rcParams["ytick.major.pad"]
-        + widest
-        + plt.rcParams["axes.labelpad"]
-        + label_size * _LINE_SPACING
-    )
+    pads = float(plt.rcParams["ytick.major.pad"]) + float(plt.rcParams["axes.labelpad"])
+    return pads + widest + label_size * _LINE_SPACING
 
 
 def _ordinal(number: int) -> str:

@@ -126,7 +126,9 @@ def sweep_heatmap(
     mesh = ax.pcolormesh(ks, ps, grid.to_numpy(), vmin=0, vmax=1, shading="nearest")
     ax.figure.colorbar(mesh, ax=ax, label=_SWEEP_LABELS.get(value, literal(value)))
     if len(ks) > 1 and len(ps) > 1 and levels:
-        outline = [patheffects.withStroke(linewidth=3, foreground=_OUTLINE)]
+        outline: list[patheffects.AbstractPathEffect] = [
+            patheffects.withStroke(linewidth=3, foreground=_OUTLINE)
+        ]
         lines = ax.contour(ks, ps, grid.to_numpy(), levels=sorted(levels), colors="white")
         lines.set_path_effects(outline)
         name = _CONTOUR_NAMES.get(value, literal(value))
@@ -163,7 +165,7 @@ def _key_of_p(ax: Axes, lines: list[Line2D], ps: pd.Index, norm: Normalize, labe
         return
     bar = ax.figure.colorbar(ScalarMappable(norm=norm, cmap=_shades()), ax=ax, label=label)
     if len(ps) <= _MOST_LINES:
-        bar.set_ticks(ps.to_numpy(dtype=float), labels=[f"{p:g}" for p in ps])
+        bar.set_ticks(ps.to_numpy(dtype=float).tolist(), labels=[f"{p:g}" for p in ps])
 
 
 def sweep_lines(
@@ -238,9 +240,10 @@ def sweep_lines(
     ax = axes_of(ax)
     shades = _shades()
     norm = Normalize(float(grid.index.min()), float(grid.index.max()))
+    ks = grid.columns.to_numpy()
     lines = [
-        ax.plot(row.index, row.to_numpy(), "-", color=shades(norm(float(p))), label=f"p = {p:g}")[0]
-        for p, row in grid.iterrows()
+        ax.plot(ks, values, "-", color=shades(norm(p)), label=f"p = {p:g}")[0]
+        for p, values in zip(grid.index.to_numpy(dtype=float), grid.to_numpy(), strict=True)
     ]
     _key_of_p(ax, lines, grid.index, norm, label)
     integer_ticks(ax)
@@ -321,8 +324,9 @@ def measured_vs_analytic(
         alpha=0.8,
     )
     points = []
-    for p, rows in drawn.groupby("p"):
-        color = shades(norm(float(p)))
+    for p in ps.to_numpy(dtype=float):
+        rows = drawn[drawn["p"] == p]
+        color = shades(norm(p))
         (point,) = ax.plot(rows["truth"], rows["mean"], "o", ms=3, color=color, label=f"p = {p:g}")
         points.append(point)
     ax.set_xlim(0, 1.02)
