@@ -134,7 +134,7 @@ def _k_values(text: str) -> Sequence[int]:
         if ".." in text:
             first, last = (int(part) for part in text.split(".."))
             values: Sequence[int] = range(first, last + 1)
-            smallest = first
+            smallest = min(first, last)
         else:
             values = [int(part) for part in text.split(",")]
             smallest = min(values)
@@ -142,12 +142,12 @@ def _k_values(text: str) -> Sequence[int]:
         raise argparse.ArgumentTypeError(
             f"takes a number, a list (1,2,4) or a range (1..8), got {text!r}"
         ) from None
+    if smallest < 1:
+        raise argparse.ArgumentTypeError(f"needs k >= 1, got {text!r}")
     if not values:  # only a range can be empty: its first k above its last
         raise argparse.ArgumentTypeError(
             f"the range {text!r} is empty; write the smaller k first: {last}..{first}"
         )
-    if smallest < 1:
-        raise argparse.ArgumentTypeError(f"needs k >= 1, got {text!r}")
     return values
 
 
@@ -688,10 +688,10 @@ def _interval_arguments(
     )
     parser.add_argument(
         "--confidence-level",
-        type=float,
+        type=_number(0, 1, low_in=False, high_in=False),
         default=0.95,
         metavar="LEVEL",
-        help="of every interval (default: 0.95)",
+        help="of every interval, in (0, 1) (default: 0.95)",
     )
     if methods:
         parser.add_argument(

@@ -135,6 +135,15 @@ def test_a_bad_out_folder_is_one_line(tmp_path, capsys, runs_file):
         ),
         (["analyze", "RUNS", "--resamples", "1e4"], "argument --resamples: takes a whole number,"),
         (["analyze", "RUNS", "--k", "0..3"], "argument --k: needs k >= 1, got '0..3'"),
+        (["analyze", "RUNS", "--k", "1..0"], "argument --k: needs k >= 1, got '1..0'"),
+        (
+            ["compare", "RUNS", "RUNS", "--confidence-level", "2"],
+            "argument --confidence-level: takes a number in (0, 1), got '2'",
+        ),
+        (
+            ["analyze", "RUNS", "--predict-to", "0"],
+            "argument --predict-to: takes a whole number >= 1, got '0'",
+        ),
         (
             ["analyze", "RUNS", "--k", "5..3"],
             "argument --k: the range '5..3' is empty; write the smaller k first: 3..5",
