@@ -603,6 +603,11 @@ def _fit_tables(table: pd.DataFrame, by: list[str], names: list[str]) -> list[st
     shown[LABELS["fitted_model"]] = table["fitted_model"].map(
         lambda model: _MODELS.get(model, model)
     )
+    inflated = (table["fitted_model"] == "inflated").any()  # else no task is in a point mass
+    details = labelled(
+        table[[*by, *(name for name in _FIT_DETAILS if inflated or not name.endswith("_share"))]]
+    )
+    details[LABELS["rejected"]] = table["rejected"].map({True: "yes", False: "no"})
     readings = [
         _fit_reading(fit, name) for (_, fit), name in zip(table.iterrows(), names, strict=True)
     ]
@@ -611,7 +616,7 @@ def _fit_tables(table: pd.DataFrame, by: list[str], names: list[str]) -> list[st
         _table(shown.reset_index(drop=True)),
         *(f"<p>{reading[0].upper()}{reading[1:]}</p>" for reading in readings),
         "<details><summary>The fit's likelihoods and tests</summary>",
-        _table(labelled(table[[*by, *_FIT_DETAILS]]).reset_index(drop=True)),
+        _table(details.reset_index(drop=True)),
         "</details>",
     ]
 

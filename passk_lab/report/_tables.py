@@ -295,7 +295,8 @@ def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
         ``rank``, ``rank_low`` and ``rank_high`` become one column ``"rank
         (simultaneous 95% CI)"`` holding ``"2 (1-4)"`` (with an en dash). A
         p-value (a column ending in ``pvalue``, ``p_value`` or ``p_adjusted``)
-        keeps two significant digits, so that a small one keeps its size. A
+        keeps two significant digits, so that a small one keeps its size, and
+        is empty where there is none (NaN). A
         pairwise table's agents ``a`` and ``b`` become ``agent A`` and
         ``agent B``, beside their values ``A`` and ``B``.
     digits : int
@@ -369,7 +370,8 @@ def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
         if name == "metric":
             column = column.map(lambda value: LABELS.get(value, value))
         if name.endswith(_P_VALUES):  # small p-values keep their size: 2.8e-09, not 0.000
-            column = column.map(lambda value: f"{value:.2g}").astype("str")
+            column = column.map(lambda value: "" if value != value else f"{value:.2g}")
+            column = column.astype("str")
         columns[label(name)] = column
     table = pd.DataFrame(columns, index=frame.index)
     table.attrs = dict(frame.attrs)
