@@ -1070,6 +1070,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 on success; 2 when the arguments, the input or its size are refused (one line on
         stderr says why, a closed pipe too: the reader of the output went away); 130 on
         Ctrl-C.
+
+    Examples
+    --------
+    The per-run pass rate that pass^k = 0.9 needs at k = 1 and 5, as CSV:
+
+    >>> main(["plan", "rate", "--target", "0.9", "--k", "1,5", "--to", "csv"])
+    target,k,required_p
+    0.9,1,0.9
+    0.9,5,0.9791483623609768
+    0
     """
     parser = _parser()
     args = parser.parse_args(argv)
