@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import TAU_BENCH
+from fixtures import build_tau2, make
 
 import passk_lab as pk
 from passk_lab import __version__, reliability_curve, report, simulate_coin
@@ -180,6 +181,10 @@ def test_report_passes_its_options_on(monkeypatch, tmp_path, capsys):
     assert list(calls[-1][2]["k"]) == [1, 2]
     assert calls[-1][2]["predict_to"] is None
     assert calls[-1][2]["title"] is None
+    folder = make.HERE / "tau2" / build_tau2.FOLDER  # a results folder: its name, as it is
+    assert main(["report", str(folder)]) == 0
+    assert calls[-1][1] == Path("report") / build_tau2.FOLDER
+    assert calls[-1][2]["source"] == build_tau2.FOLDER
 
 
 @pytest.mark.parametrize(
