@@ -453,8 +453,8 @@ def _plan_rate(args: argparse.Namespace) -> int:
     _emit_plan(
         rows,
         args,
-        "the per-run pass rate p with p^k = the pass^k wanted, if every run were independent; "
-        "tasks that differ in difficulty reach it with a lower mean rate",
+        "The per-run pass rate p with p^k = the pass^k wanted, if every run were independent; "
+        "tasks that differ in difficulty reach it with a lower mean rate.",
     )
     return 0
 
@@ -485,14 +485,14 @@ def _plan_zero_failures(args: argparse.Namespace) -> int:
         )
     if args.runs_per_task is None:
         note = (
-            "runs that must all pass to show, at that confidence, a per-run pass rate of at least "
+            "Runs that must all pass to show, at that confidence, a per-run pass rate of at least "
             "p, the runs independent: all on one task (its rate) or each on a fresh task (the "
-            "mean rate); runs that share tasks need --icc and --runs-per-task"
+            "mean rate); runs that share tasks need --icc and --runs-per-task."
         )
     else:
         note = (
-            f"runs that must all pass, {args.runs_per_task} on each of the tasks, to show at that "
-            "confidence a mean per-run pass rate of at least p, if the tasks' rates have that icc"
+            f"Runs that must all pass, {args.runs_per_task} on each of the tasks, to show at that "
+            "confidence a mean per-run pass rate of at least p, if the tasks' rates have that icc."
         )
     _emit_plan(rows, args, note)
     return 0
@@ -510,19 +510,19 @@ def _plan_tasks(args: argparse.Namespace) -> int:
         confidence_level=args.confidence_level,
         assurance=None if args.expected else args.assurance,
     )
-    level = f"{args.confidence_level:.0%}"
+    level = f"{args.confidence_level * 100:g}%"
     if args.expected:
         note = (
-            f"the tasks whose {level} interval of pass^{args.k} has a half-width of "
+            f"The tasks whose {level} interval of pass^{args.k} has a half-width of "
             f"{args.half_width:g} on average (a normal approximation: the interval reported is "
             "wider), at a mean per-run pass rate of "
-            f"{args.p:g} and an icc of {args.icc:g}"
+            f"{args.p:g} and an icc of {args.icc:g}."
         )
     else:
         note = (
-            f"the fewest tasks with which {args.assurance:.0%} of evaluations get a {level} "
+            f"The fewest tasks with which {args.assurance * 100:g}% of evaluations get a {level} "
             f"interval of pass^{args.k} no wider than +/- {args.half_width:g}, at a mean per-run "
-            f"pass rate of {args.p:g} and an icc of {args.icc:g}; assurance: the share that do"
+            f"pass rate of {args.p:g} and an icc of {args.icc:g}; assurance: the share that do."
         )
     _emit_plan(plan, args, note)
     return 0
@@ -531,7 +531,7 @@ def _plan_tasks(args: argparse.Namespace) -> int:
 def _emit_plan(
     rows: list[dict[str, float]] | pd.DataFrame, args: argparse.Namespace, note: str
 ) -> None:
-    """Print a plan as --to asks; the plain table and Markdown say under it what it holds."""
+    """Print a plan as --to asks; the plain table and Markdown have `note` under them."""
     import pandas as pd
 
     table = pd.DataFrame(rows)
@@ -539,7 +539,7 @@ def _emit_plan(
     if args.to in ("csv", "json"):
         _emit(shown)
         return
-    _emit(f"{shown}\n{textwrap.fill(f'{note[0].upper()}{note[1:]}.', width=100)}\n")
+    _emit(f"{shown}\n{textwrap.fill(note, width=100)}\n")
 
 
 def _input_arguments(parser: argparse.ArgumentParser, *, two_files: bool = False) -> None:
