@@ -120,11 +120,11 @@ def test_analyze_prints_a_table_per_group_in_each_format(tmp_path, capsys):
 def reported(tmp_path_factory):
     """A report of a model's runs, written where `report` writes by default; what it printed."""
     folder = tmp_path_factory.mktemp("reported")
-    simulate_coin(0.8, 8, 3, 1).assign(model="a").to_csv(folder / "runs.csv", index=False)
+    simulate_coin(0.8, 8, 3, 1).to_csv(folder / "runs.csv", index=False)
     out = io.StringIO()
     with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(out):
         patch.chdir(folder)
-        assert main(["report", "runs.csv", "--by", "model", "--resamples", "200"]) == 0
+        assert main(["report", "runs.csv", "--resamples", "200"]) == 0
     return folder, out.getvalue()
 
 
@@ -142,11 +142,11 @@ def test_report_writes_into_report_and_the_file_name_and_says_where(reported):
 
 def test_analyze_prints_the_table_the_report_writes(reported, capsys):
     folder, _ = reported
-    arguments = [str(folder / "runs.csv"), "--by", "model", "--resamples", "200"]
+    arguments = [str(folder / "runs.csv"), "--resamples", "200"]
     assert main(["analyze", *arguments, "--to", "markdown"]) == 0
     printed = capsys.readouterr().out.splitlines()
     written = (folder / "report" / "runs" / "curve.md").read_text().splitlines()
-    assert printed[0].split(" | ")[:4] == ["| model", "k", "pass^k", "pass^k 95% CI "]
+    assert printed[0].split(" | ")[:3] == ["| k", "pass^k", "pass^k 95% CI "]
     assert printed[0] == written[0]
     assert printed == written[: len(printed)]  # the same rows, then the report's metadata line
 
