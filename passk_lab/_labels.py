@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from passk_lab._data.costs import COST_PREFIX
@@ -101,16 +103,12 @@ def interval_name(method: str) -> str:
     --------
     >>> interval_name("wilson"), interval_name("effective_n (bca: no width)")
     ('Wilson', 'Clopper\N{EN DASH}Pearson, effective n (BCa bootstrap: no width)')
+    >>> interval_name("percentile (pass@k: clopper_pearson (percentile: no width))")
+    'percentile bootstrap (pass@k: Clopper\N{EN DASH}Pearson (percentile bootstrap: no width))'
     >>> interval_name("none (fewer than 2 tasks)")
     'none (fewer than 2 tasks)'
     """
-    used, _, rest = method.partition(" (")
-    if used not in INTERVAL_LABELS:
-        return method
-    if not rest:
-        return INTERVAL_LABELS[used]
-    bootstrap, _, tail = rest.partition(":")
-    return f"{INTERVAL_LABELS[used]} ({INTERVAL_LABELS.get(bootstrap, bootstrap)}:{tail}"
+    return re.sub(r"[a-z_-]+", lambda word: INTERVAL_LABELS.get(word.group(), word.group()), method)
 
 
 def interval_label(frame: pd.DataFrame) -> str:

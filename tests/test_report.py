@@ -381,7 +381,8 @@ def grouped(tmp_path_factory):
         return find_units(*args, **kwargs)
 
     def saved(figure, path, *args, **kwargs):
-        titles[Path(path).name] = [ax.get_title() for ax in figure.axes if ax.get_title()]
+        shown = [figure.get_suptitle(), *(ax.get_title() for ax in figure.axes)]
+        titles[Path(path).name] = [title for title in shown if title]
         return savefig(figure, path, *args, **kwargs)
 
     with pytest.MonkeyPatch.context() as patch:
@@ -582,9 +583,35 @@ def test_no_table_header_on_the_page_is_a_raw_column_name(grouped, tau_report, c
     }
     assert {"binomial_log_likelihood", "lr_pvalue", "pass_at_k_fail"} <= raw
     for text in (grouped.text, (tau_report / "report.html").read_text(), coin_report[2]):
-        headers = {cell for header in Page(text).headers for cell in header}
+        page = Page(text)
+        headers = {cell for header in page.headers for cell in header}
         assert headers
         assert not [cell for cell in headers if "_" in cell or cell in raw]
+        cells = {cell for body in page.bodies for row in body for cell in row}
+        assert not [cell for cell in cells if re.search(r"[a-z]_[a-z]", cell)]  # effective_n
+
+
+def test_the_curve_table_marks_a_bootstrap_that_gave_way_and_counts_tasks_of_the_group(tmp_path):
+    runs = mixed_runs()
+    tally = pk.tally(runs[runs["model"] != "coin-b"], "model", errors="exclude")
+    pk.report.write_report(
+        tally, tmp_path, by="model", errors="exclude", method="percentile", n_resamples=200
+    )
+    curve = pd.read_csv(tmp_path / "curve.csv", comment="#")
+    page = Page((tmp_path / "report.html").read_text())
+    header, rows = page.table("curve")
+    assert header[:5] == ["model", "k", "passk", "pass@k", "tasks"]
+    gave_way = curve["interval_method"].str.contains("no width")
+    assert gave_way.any()
+    assert not gave_way.all()
+    assert [row[-1] for row in rows] == [
+        "percentile bootstrap*" if way else "percentile bootstrap" for way in gave_way
+    ]
+    assert any(text.startswith("* The bootstrap interval") for text in page.paragraphs)
+    left_out = curve["n_tasks_excluded"]
+    assert left_out.any()  # a task of gpt-4o has fewer counted runs than k
+    tasks = [f"{n} of {n + out}" for n, out in zip(curve["n_tasks"], left_out, strict=True)]
+    assert [row[-2] for row in rows] == tasks
 
 
 def test_the_how_block_is_said_once_not_under_every_table(grouped):

@@ -383,7 +383,22 @@ def _section(
     metric = LABELS[board.attrs["metric"]]
     table = [
         "<h3>The leaderboard at every k</h3>",
-        _table(labelled(board)),
+        _table(
+            labelled(
+                board[
+                    [
+                        *by,
+                        "k",
+                        *_metric_columns(board),
+                        "n_tasks",
+                        "rank",
+                        "rank_low",
+                        "rank_high",
+                        "tie_group",
+                    ]
+                ]
+            )
+        ),
     ]
     if not ranking.plotted():
         return [*parts, *table, *_pairs_table(pairs)]
@@ -408,12 +423,26 @@ def _section(
     ]
 
 
+def _metric_columns(board: pd.DataFrame) -> list[str]:
+    """Return the ranked metric's columns of a board: its estimate and interval."""
+    metric = str(board.attrs["metric"])
+    return [metric, f"{metric}_low", f"{metric}_high"]
+
+
 def _pairs_table(pairs: pd.DataFrame) -> list[str]:
-    """Return the table of the board's tests, folded: it has a row per k and pair."""
-    shown = labelled(pairs).drop(columns=["metric"], errors="ignore")
+    """Return the table of the board's tests, folded: it has a row per k and pair.
+
+    The metric (the ranked one) and the test are said once, above the table;
+    the correlation of the pair's task values is in pairwise.csv.
+    """
+    shown = labelled(pairs.drop(columns=["metric", "test", "correlation"], errors="ignore"))
+    tests = _listed(sorted({_how(str(test)) for test in pairs["test"]}))
+    metric = _listed(sorted({LABELS.get(str(name), str(name)) for name in pairs["metric"]}))
     return [
         '<details id="pairwise"><summary>The tests the ranks come from: every pair at every '
         "k, its difference, interval and paired sign-flip test</summary>",
+        f"<p>Each pair's difference in {html_text(metric)}, on the tasks every agent ran k "
+        f"times, and its paired sign-flip test: {html.escape(tests)}.</p>",
         _table(shown),
         "</details>",
     ]
@@ -543,15 +572,26 @@ def _curve_tables(measured: pd.DataFrame, curve: pd.DataFrame, by: list[str]) ->
     """Return the measured curve's table, and the predictions' table over every k drawn."""
     columns = [*by, "k", "pass_pow_k", "pass_pow_k_low", "pass_pow_k_high"]
     columns += ["pass_at_k", "pass_at_k_low", "pass_at_k_high", "n_tasks"]
-    columns += [
-        name for name in ("n_tasks_excluded", "n_runs_excluded") if measured[name].to_numpy().any()
-    ]
     shown = labelled(measured[columns].reset_index(drop=True))
-    shown["interval"] = [interval_name(str(name)) for name in measured["interval_method"]]
+    tasks, left_out = measured["n_tasks"].to_numpy(), measured["n_tasks_excluded"].to_numpy()
+    if left_out.any():  # the tasks a k counts, of those the group has
+        shown[LABELS["n_tasks"]] = [
+            f"{n} of {n + out}" for n, out in zip(tasks, left_out, strict=True)
+        ]
+    methods = [str(name).partition(" (") for name in measured["interval_method"]]
+    shown["interval"] = [f"{interval_name(used)}{'*' if rest else ''}" for used, _, rest in methods]
+    notes = []
+    if any(rest for _, _, rest in methods):
+        notes.append(
+            "<p>* The bootstrap interval of pass@k or pass<sup>k</sup> had no width at that k "
+            "(every resample gave the same value), and the closed-form interval stands in for "
+            "it; curve.csv names it.</p>"
+        )
     predicted = labelled(curve[[*by, "k", *_PREDICTIONS]].reset_index(drop=True))
     return [
         f'<h2 id="curve">{_TABLE_HEADINGS["curve"]}</h2>',
         _table(shown),
+        *notes,
         '<h2 id="predictions">Predictions: pass<sup>k</sup> if runs were independent, and if '
         "tasks differ</h2>",
         "<p>(pass@1)<sup>k</sup> is what pass<sup>k</sup> would be if every run of every task "
@@ -1246,8 +1286,8 @@ def write_report(
         with plots.style():
             fig = Figure(figsize=size)
             ax = draw(ax=fig.add_subplot())
-            if not ax.get_title():  # a file opened alone says what it shows
-                ax.set_title(_plot_title(heading))
+            if not ax.get_title():  # a file opened alone says what it shows, above any legend
+                fig.suptitle(_plot_title(heading))
             for suffix in (".svg", ".png"):
                 fig.savefig(folder / f"{name}{suffix}")
                 written.append(folder / f"{name}{suffix}")
