@@ -134,6 +134,10 @@ def test_html_escapes_text_and_aligns_numbers():
     assert [cell["style"] for cell in cells] == ["text-align:left", "text-align:right"]
     assert ("sup", {}) in page.tags
     assert "a &lt;caption&gt;" in to_html(table, caption="a <caption>")
+    written = pd.DataFrame({"p": ["0.19", "2.8e-09", ""], "CI": ["[0.1, 0.2]", "", "x"]})
+    cells = [attrs["style"] for tag, attrs in Page(to_html(written)).tags if tag == "td"]
+    assert cells[::2] == ["text-align:right"] * 3  # numbers written out, as p-values are
+    assert cells[1::2] == ["text-align:left"] * 3
 
 
 # --- labels and metadata -----------------------------------------------------------------
@@ -900,6 +904,9 @@ def test_report_of_runs_with_costs_has_a_cost_section_per_agent_and_cost(tmp_pat
     assert "Cost" in Page(text).headings
     for reading in readings:
         assert reading in text
+    _, rows = Page(text).table("costs")  # usd's: three significant digits, as read
+    usd = table["cost_usd"].tolist()
+    assert [row[2] for row in rows] == [f"{value:.3g}" for value in usd]
     shown = re.findall(r"<h3>(Cost in [^<]*)</h3>", text)
     assert shown == [
         "Cost in usd (model a)",

@@ -459,6 +459,13 @@ def _amount(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
 
 
+def _cost_text(value: float) -> str:
+    """Return a cost (or pass^k per cost) for a table cell: as :func:`_amount`, ``∞``, or empty."""
+    if np.isnan(value):
+        return ""
+    return "\N{INFINITY}" if np.isinf(value) else _amount(value)
+
+
 def _cost_reading(rows: pd.DataFrame, name: str, group: str) -> str:
     """Return the sentence under a cost table, as HTML: what a task passing all k runs costs.
 
@@ -506,10 +513,13 @@ def _cost_section(table: pd.DataFrame, by: list[str]) -> list[str]:
         for name in names:
             unit = name.removeprefix(COST_PREFIX)
             columns = ["k", "pass_pow_k", name, f"{name}_per_pass_pow_k", f"pass_pow_k_per_{unit}"]
+            shown = labelled(rows[columns].reset_index(drop=True))
+            for column in columns[2:]:
+                shown[label(column)] = [_cost_text(value) for value in rows[column]]
             parts += [
                 f"<h3>Cost in {html.escape(unit)}{html.escape(where)}</h3>",
                 f"<p>{_cost_reading(rows, name, group)}</p>",
-                _table(labelled(rows[columns].reset_index(drop=True))),
+                _table(shown),
             ]
     return parts
 

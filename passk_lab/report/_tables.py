@@ -195,6 +195,17 @@ def html_text(text: str) -> str:
     return "<sup>k</sup>".join(html.escape(part) for part in text.split("^k"))
 
 
+_NUMBER_TEXT = re.compile(r"[-+\N{MINUS SIGN}]?(\d[\d,]*(\.\d*)?([eE][-+]?\d+)?|\N{INFINITY})")
+
+
+def _numbers_as_text(column: pd.Series) -> bool:
+    """Whether a text column holds only numbers written out (``0.19``, ``2.8e-09``, ``∞``)."""
+    if pd.api.types.is_numeric_dtype(column.dtype):
+        return False
+    cells = [str(value) for value in column if isinstance(value, str) and value]
+    return bool(cells) and all(_NUMBER_TEXT.fullmatch(cell) for cell in cells)
+
+
 def _html_header(columns: pd.Index) -> str:
     """Return a table's header rows: one, or two for two levels of column names.
 
@@ -238,8 +249,9 @@ def to_html(frame: pd.DataFrame, *, digits: int = 3, caption: str | None = None)
     Returns
     -------
     str
-        The table, text escaped, numbers right-aligned and ``^k`` set as a
-        superscript; it needs no stylesheet.
+        The table, text escaped, numbers right-aligned (and text columns
+        that hold only numbers written out, such as p-values to two digits)
+        and ``^k`` set as a superscript; it needs no stylesheet.
 
     Examples
     --------
@@ -261,7 +273,9 @@ def to_html(frame: pd.DataFrame, *, digits: int = 3, caption: str | None = None)
     ['<thead><tr><th rowspan="2">k</th><th colspan="2">pass<sup>k</sup></th>',
      '<tr><th>estimate</th><th>95% CI</th>', '</thead>']
     """
-    numeric = _numeric(frame)
+    numeric = [
+        right or _numbers_as_text(frame.iloc[:, j]) for j, right in enumerate(_numeric(frame))
+    ]
     lines = ["<table>"]
     if caption:
         lines.append(f"<caption>{html_text(caption)}</caption>")
