@@ -46,11 +46,11 @@ LABELS = {  # column (and metric) names; "^k" is set as a superscript where the 
     "gof_pvalue": "fit p",
     "rejected": "fit rejected",
     # errored runs as failures or left out (error_sensitivity)
-    "pass_at_k_fail": "pass@k, errors failing",
+    "pass_at_k_fail": "pass@k, errors as failures",
     "pass_at_k_exclude": "pass@k, errors left out",
-    "pass_pow_k_fail": "pass^k, errors failing",
+    "pass_pow_k_fail": "pass^k, errors as failures",
     "pass_pow_k_exclude": "pass^k, errors left out",
-    "n_tasks_fail": "tasks, errors failing",
+    "n_tasks_fail": "tasks, errors as failures",
     "n_tasks_exclude": "tasks, errors left out",
 }
 

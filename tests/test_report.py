@@ -514,8 +514,8 @@ def test_nothing_errored_no_errors_table_and_something_errored_its_counts(coin_r
     assert header[:5] == [
         "model",
         "k",
-        "errored runs as failures",
-        "errored runs left out",
+        "errors as failures",
+        "errors left out",
         "runs left out",
     ]
 

@@ -673,7 +673,7 @@ def _fit_tables(table: pd.DataFrame, by: list[str], names: list[str]) -> list[st
 
 def _errors_tables(table: pd.DataFrame, by: list[str], errored: int) -> list[str]:
     """Return the errored runs' section: pass^k and pass@k with them failing or left out."""
-    policies = {"fail": "errored runs as failures", "exclude": "errored runs left out"}
+    policies = {"fail": "errors as failures", "exclude": "errors left out"}
     columns: list[tuple[str, str]] = [(name, "") for name in [*by, "k"]]
     columns += [
         (policies[policy], label(metric))
