@@ -759,8 +759,8 @@ def _describing(runs: object, by: list[str]) -> list[tuple[str, str]]:
     the file, a seed -- or when it is one of :data:`_KNOWN_COLUMNS` with at
     most :data:`_FEW_VALUES` values. The runs' own columns (task, run, the
     outcome, errors) and cost columns are not, nor a column of floating-point
-    numbers, which measures rather than names. A value with others beside it
-    is given with its number of runs.
+    numbers, which measures rather than names, nor one of lists or mappings.
+    A value with others beside it is given with its number of runs.
     """
     if not isinstance(runs, pd.DataFrame) or "run" not in runs.columns:
         return []
@@ -771,7 +771,12 @@ def _describing(runs: object, by: list[str]) -> list[tuple[str, str]]:
             continue
         if pd.api.types.is_float_dtype(column.dtype) or column.isna().all():
             continue
-        values = column.value_counts(sort=False, dropna=True)
+        if not pd.api.types.is_scalar(column.dropna().iloc[0]):  # a logged conversation, say
+            continue
+        try:
+            values = column.value_counts(sort=False, dropna=True)
+        except TypeError:  # lists or mappings further down: no value names the runs
+            continue
         single = len(values) == 1
         if by and not single:
             pairs = runs[[*by, name]].dropna(subset=[name]).drop_duplicates()
