@@ -470,7 +470,9 @@ def headline(runs, name=""):
 @pytest.fixture(scope="module")
 def coin_report(tmp_path_factory):
     """One agent's report of 40 tasks x 5 runs whose runs record errors, none of them errored."""
-    runs = pk.simulate_coin(seed=42).assign(error=None, domain="airline", user_cost=0.5)
+    runs = pk.simulate_coin(seed=42).assign(
+        error=None, domain="airline", user_cost=0.5, file="coin.csv"
+    )
     runs["trace"] = [["user: hi", "agent: done"]] * len(runs)  # one list per run, as logs hold
     out = tmp_path_factory.mktemp("coin")
     pk.report.write_report(runs, out, source="coin.csv", n_resamples=200)
@@ -488,6 +490,7 @@ def test_the_page_leads_with_a_sentence_of_its_numbers_then_names_its_input(coin
     assert text.index("<dt>input</dt>") < text.index("<img")  # the figures come after
     assert f"<dt>runs</dt><dd>{len(runs)} runs of 40 tasks, 5 per task</dd>" in text
     assert "<dt>domain</dt><dd>airline</dd>" in text  # one value: it describes the runs
+    assert "<dt>file</dt>" not in text  # the file a reader names is the input, said once
     assert "user_cost" not in text  # numbers measured per run do not
     assert "trace" not in text
     assert "No run errored or timed out." in page.paragraphs

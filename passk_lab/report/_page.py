@@ -1345,6 +1345,7 @@ def write_report(
         )
     ]
     said, covered = _coverage(recorded, counted, groups_by, errors)
+    given = _input_kind(runs, named)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -1355,11 +1356,12 @@ def write_report(
         f"<h1>{html.escape(heading)}</h1>",
         *(f'<p class="headline">{line}</p>' for line in headlines),
         "<dl>",
-        f"<dt>input</dt><dd>{html.escape(_input_kind(runs, named))}</dd>",
+        f"<dt>input</dt><dd>{html.escape(given)}</dd>",
         f"<dt>runs</dt><dd>{html.escape(said)}</dd>",
         *(
             f"<dt>{html.escape(name)}</dt><dd>{html.escape(text)}</dd>"
             for name, text in _describing(runs, groups_by)
+            if text != given or name in groups_by  # a reader's file column, once is enough
         ),
         "</dl>",
     ]
