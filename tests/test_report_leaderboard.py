@@ -185,7 +185,7 @@ def test_two_agents_are_one_pair_told_in_a_sentence_with_no_plot(runs):
     difference, low, high = pair.loc[0, ["difference", "difference_low", "difference_high"]]
     assert difference > 0  # ace is ranked first, and the sentence takes ace less bee
     assert section[1].startswith(
-        f"<p>At k = 3, pass<sup>k</sup> of ace less that of bee is {difference:.3f} "
+        f"<p>At k = 3, ace's pass<sup>3</sup> exceeds bee's by {difference:.3f} "
         f"(95% CI [{low:.3f}, {high:.3f}]); the paired sign-flip test (p = "
     )
     # both ran every task three times: the sign-flip test's distribution is computed exactly

@@ -282,6 +282,13 @@ def _how(test: str) -> str:
     return f"Monte Carlo, {test.removeprefix('sign_flip_monte_carlo (').rstrip(')')} draws"
 
 
+def _at(metric: str, k: int) -> str:
+    """Return a metric at one k in HTML: ``pass<sup>5</sup>``, ``pass@5``."""
+    return (
+        html_text(LABELS[metric]).replace("<sup>k</sup>", f"<sup>{k}</sup>").replace("@k", f"@{k}")
+    )
+
+
 def _reading(board: pd.DataFrame, pairs: pd.DataFrame, by: list[str]) -> str:
     """Return what the board says at its largest k, as HTML: who is in tie group 1, and why.
 
@@ -313,8 +320,8 @@ def _reading(board: pd.DataFrame, pairs: pd.DataFrame, by: list[str]) -> str:
             else "tells them apart"
         )
         return (
-            f"At k = {k}, {html_text(LABELS[metric])} of {names[best]} less that of "
-            f"{names[keys[1]]} is {sign * pair['difference']:.3f} ({level:.0%} CI "
+            f"At k = {k}, {names[best]}'s {_at(metric, k)} "
+            f"exceeds {names[keys[1]]}'s by {sign * pair['difference']:.3f} ({level:.0%} CI "
             f"[{ends[0]:.3f}, {ends[1]:.3f}]); the paired sign-flip test (p = "
             f"{pair['p_value']:.2g}, {_how(pair['test'])}) {verdict}."
         )
