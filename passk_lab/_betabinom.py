@@ -794,6 +794,10 @@ class BetaBinomialFit:
     def __repr__(self) -> str:
         """Return one line: the model, its parameters, the test against the binomial, the counts.
 
+        With tasks that never and always pass (``model="inflated"``) ``mean``
+        and ``icc`` are the Beta part's, and ``pass_at_1`` (after the shares)
+        is the model's chance of a pass, :meth:`pow_k` at 1.
+
         Examples
         --------
         >>> import passk_lab as pk
@@ -809,7 +813,11 @@ class BetaBinomialFit:
             ("beta", self.beta),
         ]
         if self.model == "inflated":
-            fields += [("zero_share", self.zero_share), ("one_share", self.one_share)]
+            fields += [
+                ("zero_share", self.zero_share),
+                ("one_share", self.one_share),
+                ("pass_at_1", self.pow_k(1)),
+            ]
         fields += [
             ("lr_pvalue", Shown(p_value_text(self.lr_pvalue) or "nan")),
             ("n_tasks", self.n_tasks),
@@ -821,6 +829,9 @@ class BetaBinomialFit:
         """Return the fit as an HTML table, for Jupyter: parameters, likelihoods, tests, counts.
 
         An infinite alpha and beta (icc 0) read as what they mean, tasks alike.
+        With tasks that never and always pass the mean and the icc are labelled
+        the Beta part's, and the model's pass@1 (:meth:`pow_k` at 1) follows the
+        shares.
 
         Examples
         --------
@@ -828,17 +839,22 @@ class BetaBinomialFit:
         >>> "tasks alike" in pk.fit_betabinom(pk.simulate_coin(seed=42))._repr_html_()
         True
         """
+        inflated = self.model == "inflated"
         rows: list[tuple[str, object]] = [
             ("model", _MODEL_NAMES[self.model]),
-            ("mean chance of a pass (mu)", self.mean),
-            ("intra-task correlation (icc)", _or_unidentified(self.icc)),
+            ("mean of the Beta part (mu)" if inflated else "mean chance of a pass (mu)", self.mean),
+            (
+                "icc of the Beta part" if inflated else "intra-task correlation (icc)",
+                _or_unidentified(self.icc),
+            ),
             ("alpha", _shape(self.alpha)),
             ("beta", _shape(self.beta)),
         ]
-        if self.model == "inflated":
+        if inflated:
             rows += [
                 ("share of tasks that never pass", self.zero_share),
                 ("share of tasks that always pass", self.one_share),
+                ("chance of a pass (pass@1 of the model)", self.pow_k(1)),
             ]
         rows += [
             ("log-likelihood", f"{self.log_likelihood:.2f}"),

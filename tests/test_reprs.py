@@ -129,7 +129,9 @@ def test_the_adaptive_repr_says_why_it_stopped_and_on_what_interval(
     text = repr(adaptive)
     assert text.startswith(f"AdaptiveResult(tasks={adaptive.tasks}, k=3, ")
     assert f"runs=<{len(adaptive.runs)} rows>" in text
-    assert text.endswith(f"stopped_because='half_width', interval=[{low:.3f}, {high:.3f}])")
+    assert text.endswith(
+        f"stopped_because='half_width', pass_pow_k_interval=[{low:.3f}, {high:.3f}])"
+    )
     cells = _cells(adaptive._repr_html_())
     assert cells["stopped because"] == "the interval is narrow enough"
     assert cells["pass^3 95% CI"] == f"[{low:.3f}, {high:.3f}]"
@@ -151,13 +153,89 @@ def test_the_adaptive_repr_of_two_agents_gives_the_difference() -> None:
     row = both.comparison.iloc[0]
     text = repr(both)
     assert f"stopped_because={both.stopped_because!r}" in text
-    assert f"difference={row['value_a'] - row['value_b']:.3g}" in text
-    assert f"interval=[{row['difference_low']:.3f}, {row['difference_high']:.3f}]" in text
+    interval = f"[{row['difference_low']:.3f}, {row['difference_high']:.3f}]"
+    assert (
+        f"difference={row['value_a'] - row['value_b']:.3g}, difference_interval={interval}" in text
+    )
     cells = _cells(both._repr_html_())
     assert cells["pass^3 of B"] == f"{row['value_b']:.3g}"
     assert (
         cells["difference 95% CI"] == f"[{row['difference_low']:.3f}, {row['difference_high']:.3f}]"
     )
+
+
+def test_a_pass_at_k_target_shows_its_own_estimate_beside_its_interval() -> None:
+    result = pk.evaluate_until(
+        pk.coin_tasks(p=0.85, tasks=200, seed=1),
+        k=3,
+        half_width=0.1,
+        rng=0,
+        statistic="pass_at_k",
+    )
+    at_k = result.curve[result.curve["k"] == 3].iloc[0]
+    value, low, high = (
+        float(at_k[name]) for name in ["pass_at_k", "pass_at_k_low", "pass_at_k_high"]
+    )
+    assert low <= value <= high  # the interval bounds this value, not the pass^k shown
+    assert not low <= result.pass_pow_k <= high
+    text = repr(result)
+    assert text.endswith(f"pass_at_k={number(value)}, pass_at_k_interval=[{low:.3f}, {high:.3f}])")
+    assert " interval=" not in text
+    cells = _cells(result._repr_html_())
+    assert cells["pass@3"] == number(value)
+    assert cells["pass@3 95% CI"] == f"[{low:.3f}, {high:.3f}]"
+    assert cells["pass^3"] == number(result.pass_pow_k)
+
+
+def test_the_adaptive_summary_keeps_every_digit_of_the_level() -> None:
+    result = pk.evaluate_until(
+        pk.coin_tasks(p=0.85, tasks=60, seed=1), k=2, half_width=0.2, rng=0, confidence_level=0.975
+    )
+    cells = _cells(result._repr_html_())
+    assert "pass^2 97.5% CI" in cells
+    assert not [name for name in cells if "98%" in name]
+
+
+def test_errors_are_counted_from_the_error_text_when_no_kind_is_recorded() -> None:
+    runs = pk.simulate_coin(p=0.7, tasks=6, k=3, seed=4)
+    runs["error"] = [None, "ValueError: no", None] * 6  # DESIGN's error column alone
+    assert "error_kind" not in runs
+    result = pk.EvalResult(6, 3, 0.7, 0.3, runs=runs)
+    assert "errored=6," in repr(result)
+    assert _cells(result._repr_html_())["errored runs"] == "6"
+
+
+@pytest.fixture(scope="module")
+def inflated() -> pk.BetaBinomialFit:
+    rng = np.random.default_rng(11)
+    chances = np.concatenate([np.zeros(20), np.ones(20), rng.beta(2.0, 2.0, size=40)])
+    fit = pk.fit_betabinom(rng.random((80, 6)) < chances[:, None], model="inflated")
+    assert fit.model == "inflated"
+    return fit
+
+
+def test_an_inflated_fit_labels_the_beta_part_and_gives_the_models_pass_at_1(
+    inflated: pk.BetaBinomialFit,
+) -> None:
+    fit = inflated
+    pass_at_1 = fit.one_share + (1 - fit.zero_share - fit.one_share) * fit.mean
+    assert abs(pass_at_1 - fit.mean) > 0.01  # the Beta part's mean is not the chance of a pass
+    cells = _cells(fit._repr_html_())
+    assert cells["mean of the Beta part (mu)"] == number(fit.mean)
+    assert cells["icc of the Beta part"] == number(fit.icc)
+    assert cells["chance of a pass (pass@1 of the model)"] == number(pass_at_1)
+    assert "mean chance of a pass (mu)" not in cells
+    shares = f"zero_share={number(fit.zero_share)}, one_share={number(fit.one_share)}"
+    assert f"{shares}, pass_at_1={number(pass_at_1)}," in repr(fit)
+
+
+def test_no_share_strictly_between_0_and_1_reads_as_0_or_1() -> None:
+    for value in [0.9996, 0.99999, 1 - 1e-12, 1 - 2**-53, 0.0004, 1e-12, -0.9996]:
+        text = number(value)
+        assert text.lstrip("-") not in ("0", "1"), (value, text)
+        assert 0 < abs(float(text)) < 1
+        assert float(text) == pytest.approx(value, rel=1e-3)
+    assert number(0.4286) == "0.429"  # three significant digits where they tell it apart
 
 
 def test_the_fit_repr_says_an_infinite_shape_means_tasks_alike() -> None:

@@ -37,7 +37,7 @@ from passk_lab._sequential import (
     procedure,
     target_interval,
 )
-from passk_lab._summary import Shown, summary_html, summary_repr
+from passk_lab._summary import Shown, level_text, summary_html, summary_repr
 from passk_lab._two_stage import STATISTICS, Statistic
 from passk_lab._warnings import warn
 from passk_lab.estimators import reliability_curve
@@ -115,7 +115,10 @@ class AdaptiveResult(EvalResult):
     def __repr__(self) -> str:
         """Return one line: the fields of an EvalResult, why it stopped and the target's interval.
 
-        For two agents the interval is the difference's, after the difference.
+        The interval is named after what it bounds, and follows that value:
+        ``pass_pow_k_interval`` (the target pass^k, shown as ``pass_pow_k``),
+        ``pass_at_k`` and ``pass_at_k_interval`` for a pass@k target, and for
+        two agents ``difference`` and ``difference_interval``.
 
         Examples
         --------
@@ -123,18 +126,21 @@ class AdaptiveResult(EvalResult):
         >>> pk.evaluate_until(pk.coin_tasks(p=0.85, tasks=200, seed=1), k=3, half_width=0.1, rng=0)
         AdaptiveResult(tasks=100, k=3, pass_at_1=0.833, pass_pow_k=0.6, runs=<300 rows>,
                        errored=0, timed_out=0, stopped_because='half_width',
-                       interval=[0.497, 0.697])
+                       pass_pow_k_interval=[0.497, 0.697])
         """
         fields = [*self._fields(), ("stopped_because", self.stopped_because)]
-        if self.comparison is not None and len(self.comparison):
-            fields.append(("difference", float(self.comparison["difference"].iloc[0])))
+        name, value = self._target()
+        if name != "pass_pow_k" and value is not None:
+            fields.append((name, value))
         interval = self._target_interval()
         if interval is not None:
-            fields.append(("interval", Shown(f"[{interval[0]:.3f}, {interval[1]:.3f}]")))
+            fields.append((f"{name}_interval", Shown(f"[{interval[0]:.3f}, {interval[1]:.3f}]")))
         return summary_repr(type(self).__name__, fields)
 
     def _repr_html_(self) -> str:
         """Return the summary as an HTML table, for Jupyter, with the decisions taken.
+
+        The target's estimate is a row of its own above its interval.
 
         Examples
         --------
@@ -150,8 +156,9 @@ class AdaptiveResult(EvalResult):
         target = f"{_TARGETS.get(str(settings.get('statistic')), 'pass^')}{k}"
         rows = self._rows(k_label="k of the target")
         level = settings.get("confidence_level")
-        ci = f"{level:.0%} CI" if isinstance(level, float) else "CI"
+        ci = f"{level_text(level)} CI" if isinstance(level, float) else "CI"
         interval = self._target_interval()
+        name, value = self._target()
         if self.comparison is not None and len(self.comparison):
             row = self.comparison.iloc[0]
             rows += [
@@ -160,6 +167,8 @@ class AdaptiveResult(EvalResult):
                 (f"difference A - B in {target}", float(row["difference"])),
             ]
             target = "difference"
+        elif name != "pass_pow_k" and value is not None:
+            rows.append((target, value))
         if interval is not None:
             low, high = interval
             rows += [
@@ -173,6 +182,20 @@ class AdaptiveResult(EvalResult):
             more = self.design["runs"] > self.design["first"]
             rows.append(("tasks given more runs", int(self.design.loc[more, "task"].nunique())))
         return summary_html(type(self).__name__, rows)
+
+    def _target(self) -> tuple[str, float | None]:
+        """Return the name of what the evaluation stopped on, and its estimate if known.
+
+        ``"difference"`` for two agents, else the statistic (``"pass_pow_k"``
+        or ``"pass_at_k"``) with the curve's value at the target's k.
+        """
+        if self.comparison is not None and len(self.comparison):
+            return "difference", float(self.comparison["difference"].iloc[0])
+        statistic = str((self.header.get("adaptive") or {}).get("statistic", "pass_pow_k"))
+        if not {"k", statistic} <= set(self.curve.columns):
+            return statistic, None
+        at_k = self.curve.loc[self.curve["k"] == self.k, statistic]
+        return statistic, None if at_k.empty else float(at_k.iloc[0])
 
     def _target_interval(self) -> tuple[float, float] | None:
         """Return the interval the evaluation stopped on: the target's, or the difference's."""

@@ -185,9 +185,14 @@ class EvalResult:
         return summary_html(type(self).__name__, self._rows())
 
     def _errors(self) -> tuple[int, int]:
-        """Return the runs that raised and those of them that timed out."""
+        """Return the runs that raised and those of them that timed out.
+
+        A run errored when it has an ``error_kind``, or, in a runs table that
+        records only the ``error`` text, an ``error``.
+        """
         runs = self.runs
-        errored = int(runs["error_kind"].notna().sum()) if "error_kind" in runs else 0
+        recorded = next((name for name in ("error_kind", "error") if name in runs), None)
+        errored = 0 if recorded is None else int(runs[recorded].notna().sum())
         timed_out = int(runs["timed_out"].sum()) if "timed_out" in runs else 0
         return errored, timed_out
 
