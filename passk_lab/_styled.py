@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import numbers
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
@@ -13,32 +14,69 @@ import pandas as pd
 
 from passk_lab._checks import as_int
 from passk_lab._labels import label
-from passk_lab._summary import p_value_text
+from passk_lab._summary import level_text, p_value_text
 from passk_lab.report._tables import html_text, labelled
 
 if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
+    from pandas.io.formats.style_render import CSSDict
 
 __all__ = ["styled"]
 
 _P_VALUES = ("pvalue", "p_value", "p_adjusted")
 """How the names of p-value columns end."""
 
+_P_DIGITS = 3
+"""The fewest decimals a p-value shows, whatever the table's digits."""
+
+_COUNTS = frozenset(
+    {"k", "tasks", "runs", "successes", "passes", "failures", "errored", "timed_out", "count"}
+    | {"gof_df", "tie_group", "rank", "rank_low", "rank_high"}
+)
+"""Names of count columns besides the prefixed and suffixed ones: whole numbers show as integers."""
+
+_COUNT_PREFIXES = ("n_", "runs_", "tasks_", "min_runs", "max_runs")
+_COUNT_SUFFIXES = ("_runs", "_tasks", "_count", "_counts")
+
 _LATEX_ESCAPES = {char: "\\" + char for char in "&%$#_{}"} | {
+    "^k": "$^k$",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
     "\\": r"\textbackslash{}",
+    "<": "$<$",
+    ">": "$>$",
+    "\N{INFINITY}": r"$\infty$",
+    "\N{GREEK SMALL LETTER ALPHA}": r"$\alpha$",
+    "\N{GREEK SMALL LETTER BETA}": r"$\beta$",
+    "\N{GREEK SMALL LETTER CHI}\N{SUPERSCRIPT TWO}": r"$\chi^2$",
+    "\N{GREEK SMALL LETTER CHI}": r"$\chi$",
+    "\N{SUPERSCRIPT TWO}": "$^2$",
+    "\N{MULTIPLICATION SIGN}": r"$\times$",
+    "\N{MINUS SIGN}": "$-$",
+    "\N{LESS-THAN OR EQUAL TO}": r"$\le$",
+    "\N{GREATER-THAN OR EQUAL TO}": r"$\ge$",
 }
+"""What each character LaTeX treats specially, or pdflatex's text fonts lack, is written as."""
+
+_LATEX_SPECIAL = re.compile("|".join(map(re.escape, sorted(_LATEX_ESCAPES, key=len, reverse=True))))
 
 
 def _latex_text(text: str) -> str:
-    """Escape LaTeX's special characters, and set ``^k`` as a superscript."""
-    return "$^k$".join(
-        "".join(_LATEX_ESCAPES.get(char, char) for char in part) for part in text.split("^k")
-    )
+    r"""Escape `text` for pdflatex: special characters, ``^k`` and symbols set in math mode.
+
+    A leading ``[`` is braced, so that after a row's ``\\`` it is not read as
+    the optional argument of the line break.
+    """
+    escaped = _LATEX_SPECIAL.sub(lambda match: _LATEX_ESCAPES[match.group()], text)
+    return "{[}" + escaped[1:] if escaped.startswith("[") else escaped
 
 
 _ESCAPES: dict[str, Callable[[str], str]] = {"html": html_text, "latex": _latex_text}
+
+_BOOKTABS: list[CSSDict] = [
+    {"selector": rule, "props": f":{rule}"} for rule in ("toprule", "midrule", "bottomrule")
+]
+"""The Styler's table styles that draw booktabs rules in its LaTeX."""
 
 
 def styled(
@@ -50,8 +88,11 @@ def styled(
     :func:`~passk_lab.compare`, :func:`~passk_lab.leaderboard`,
     :func:`~passk_lab.pairwise`, :func:`~passk_lab.success_counts`, a fit's
     ``to_frame()``, :func:`~passk_lab.g_pass_at_k`, the variability tables
-    ...), grouped ones too. Shown in Jupyter it renders as HTML; ``to_html()``
-    and ``to_latex()`` give the same table as text.
+    ...), grouped ones too. Shown in Jupyter it renders as HTML, and
+    ``to_html()`` gives it as text. For LaTeX style it with
+    ``escape="latex"`` and call ``to_latex()``: the default Styler's cells
+    are escaped for HTML (``<sup>``, a bare ``%`` and ``_``), which LaTeX
+    cannot read.
 
     Parameters
     ----------
@@ -60,16 +101,30 @@ def styled(
         :func:`passk_lab.report.export`'s presentation formats (``pass^k``,
         ``pass@k``, ``tasks``, ...), and each ``X_low``, ``X_high`` pair
         becomes one ``"X 95% CI"`` column of ``[low, high]`` (at the table's
-        confidence level). Group columns (``by=``) and other text are shown as
-        they are.
+        confidence level). Group columns are shown as they are (a
+        temperature of 0.5 as ``0.5``), as is other text: those named in
+        ``table.attrs["by"]`` and, in a table with a ``k`` column, every
+        column before it. An index that carries information (named, or not
+        of integers) becomes the first columns; an unnamed integer index
+        (row numbers, even after filtering) is dropped.
     digits : int
-        Decimals of the numbers that are not whole. Columns of whole numbers
-        (counts) show as integers; a p-value shows to `digits` decimals, one
-        below ``10**-digits`` as ``<0.001``. Missing values are empty cells.
+        Decimals of the numbers. A count shows as an integer: an integer
+        column, or a float one of whole values (missing ones aside) whose
+        name says it counts (``k``, ``tasks``, ``runs``, ``successes``,
+        ``count``, ``n_...``, ``runs_...``, ``..._runs``, ``..._tasks``,
+        ...). Any other number keeps its decimals, a share of exactly 0 or 1
+        and a whole cost too. A p-value shows to `digits` decimals,
+        at least 3, one below ``10**-decimals`` as ``<0.001``. Missing values
+        are empty cells.
     escape : {"html", "latex"}
         What the cells, labels and caption are escaped for: ``"html"`` (the
         default) for a notebook and ``to_html()``, ``"latex"`` for
-        ``to_latex()``. ``^k`` is set as a superscript in both.
+        ``to_latex()``. ``^k`` is set as a superscript in both. The LaTeX
+        compiles under pdflatex: ``<``, ``>``, infinity, the Greek letters
+        of the fit's labels and chi squared are set in math mode, a cell
+        starting with ``[`` is braced, and the rules are booktabs'
+        (``\usepackage{booktabs}``), as :func:`passk_lab.report.to_latex`
+        draws them.
 
     Returns
     -------
@@ -82,7 +137,8 @@ def styled(
     TypeError
         If `table` is not a DataFrame, or `digits` is not an integer.
     ValueError
-        If `digits` is negative or `escape` is neither choice.
+        If `digits` is negative, `escape` is neither choice, or the columns
+        have two levels or a name twice.
     ImportError
         If jinja2, which pandas' Styler renders with, is not installed.
 
@@ -101,10 +157,13 @@ def styled(
     >>> "pass<sup>k</sup> 95% CI" in html, "[0.293, 0.615]" in html, "e-01" in html
     (True, True, False)
     >>> latex = pk.styled(curve, digits=2, escape="latex").to_latex()
-    >>> print(latex.splitlines()[0])
+    >>> print("\n".join(latex.splitlines()[:4]))
     \begin{table}
-    >>> r"pass$^k$ 95\% CI" in latex, " 0.45 " in latex
-    (True, True)
+    \caption{95\% confidence intervals}
+    \begin{tabular}{rrlrlrlrlrrrl}
+    \toprule
+    >>> r"pass$^k$ 95\% CI" in latex, " 0.45 " in latex, " {[}0.29, 0.62] " in latex
+    (True, True, True)
     """
     if not isinstance(table, pd.DataFrame):
         raise TypeError(
@@ -120,39 +179,87 @@ def styled(
         raise ImportError(
             "styled needs jinja2, which pandas' Styler renders with: pip install jinja2"
         )
+    frame = _flat(table)
     escaped = _ESCAPES[escape]
-    shown = labelled(table, digits=places).reset_index(drop=True)
-    for name in map(str, table.columns):
+    shown = labelled(frame, digits=places).reset_index(drop=True)
+    originals = {label(name): name for name in map(str, frame.columns)}
+    for name in map(str, frame.columns):
         if name.endswith(_P_VALUES) and label(name) in shown.columns:
             shown[label(name)] = pd.Series(
-                [p_value_text(float(value), places) for value in table[name]], dtype="str"
+                [p_value_text(float(value), max(places, _P_DIGITS)) for value in frame[name]],
+                dtype="str",
             )
-    groups = {label(str(name)) for name in table.attrs.get("by") or []}
+    groups = {label(name) for name in _group_names(frame)}
     formats: dict[object, Callable[[object], str] | str | None] = {
-        name: _formatter(shown[name], places, escaped, as_text=name in groups)
+        name: _formatter(
+            shown[name],
+            places,
+            escaped,
+            as_text=name in groups,
+            count=_is_count(originals.get(str(name), str(name))),
+        )
         for name in shown.columns
     }
     style = (
         shown.style.format(formats)
         .format_index(lambda name: escaped(str(name)), axis=1)
         .hide(axis="index")
-        .set_table_attributes('style="white-space: nowrap"')  # HTML only: an interval on one line
     )
-    level = table.attrs.get("confidence_level")
+    if escape == "latex":
+        style = style.set_table_styles(_BOOKTABS)
+    else:
+        style = style.set_table_attributes('style="white-space: nowrap"')  # one-line intervals
+    level = frame.attrs.get("confidence_level")
     if isinstance(level, float):
-        style = style.set_caption(escaped(f"{level * 100:g}% confidence intervals"))
+        style = style.set_caption(escaped(f"{level_text(level)} confidence intervals"))
     return style
 
 
+def _flat(table: pd.DataFrame) -> pd.DataFrame:
+    """Return `table` with one level of distinct column names, an informative index as columns."""
+    if table.columns.nlevels > 1:
+        raise ValueError(
+            f"styled shows one level of column names, got {table.columns.nlevels}; join them "
+            "first, e.g. table.columns = [' '.join(map(str, name)) for name in table.columns]"
+        )
+    twice = sorted({str(name) for name in table.columns[table.columns.duplicated()]})
+    if twice:
+        raise ValueError(
+            f"styled needs distinct column names, but {twice} appear more than once; "
+            "rename or drop the copies"
+        )
+    index = table.index
+    numbered = index.nlevels == 1 and index.name is None and pd.api.types.is_integer_dtype(index)
+    return table if numbered else table.reset_index()
+
+
+def _group_names(table: pd.DataFrame) -> list[str]:
+    """Return the group columns: ``attrs["by"]`` (one name or several) and those before ``k``."""
+    by = table.attrs.get("by") or []
+    names = [by] if isinstance(by, str) else [str(name) for name in by]
+    columns = [str(name) for name in table.columns]
+    if "k" in columns:
+        names += columns[: columns.index("k")]
+    return names
+
+
+def _is_count(name: str) -> bool:
+    """Return whether a column of this name counts something (tasks, runs, passes, ...)."""
+    return name in _COUNTS or name.startswith(_COUNT_PREFIXES) or name.endswith(_COUNT_SUFFIXES)
+
+
 def _formatter(
-    column: pd.Series, digits: int, escaped: Callable[[str], str], *, as_text: bool
+    column: pd.Series,
+    digits: int,
+    escaped: Callable[[str], str],
+    *,
+    as_text: bool,
+    count: bool,
 ) -> Callable[[object], str]:
-    """Return how a column's cells read: whole numbers as integers, others to `digits` decimals."""
+    """Return how a column's cells read: whole counts as integers, other numbers to `digits`."""
     numeric = pd.api.types.is_float_dtype(column.dtype) and not as_text
     finite = column[np.isfinite(column.to_numpy())] if numeric else column
-    whole = numeric and bool(
-        len(finite) and (finite == finite.round()).all() and finite.abs().max() > 1
-    )
+    whole = numeric and count and bool((finite == finite.round()).all())
 
     def text(value: object) -> str:
         if value is None or value is pd.NA:
@@ -162,7 +269,7 @@ def _formatter(
             if math.isnan(number):
                 return ""
             if math.isinf(number):
-                return "\N{INFINITY}" if number > 0 else "-\N{INFINITY}"
+                return escaped("\N{INFINITY}" if number > 0 else "-\N{INFINITY}")
             if not as_text:
                 shown = f"{number:.{0 if whole else digits}f}"
                 return escaped(shown.lstrip("-") if float(shown) == 0 else shown)

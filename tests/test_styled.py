@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -100,17 +101,21 @@ def test_digits_sets_the_decimals(curve: pd.DataFrame) -> None:
 def test_counts_read_as_integers_and_small_p_values_as_a_bound() -> None:
     table = pd.DataFrame(
         {
-            "count": [5.000000e01, 1.2e3],  # whole floats: counts
+            "n_tasks": [5.000000e01, 1.2e3],  # whole floats of a count
+            "runs": [3, 12],  # an integer column
             "share": [4.280636e-01, 1.0],
             "ones": [1.0, 0.0],  # whole but shares: keep their decimals
+            "cost_usd": [2.0, 4.0],  # whole but not counts
             "p_value": [2.8e-09, 0.04251],
             "gap": [-0.0001, float("nan")],
         }
     )
     html = pk.styled(table).to_html()
-    assert _column(html, "count") == ["50", "1200"]
+    assert _column(html, _shown("n_tasks")) == ["50", "1200"]
+    assert _column(html, _shown("runs")) == ["3", "12"]
     assert _column(html, "share") == ["0.428", "1.000"]
     assert _column(html, "ones") == ["1.000", "0.000"]
+    assert _column(html, _shown("cost_usd")) == ["2.000", "4.000"]
     assert _column(html, _shown("p_value")) == ["&lt;0.001", "0.043"]
     assert _column(html, "gap") == ["0.000", ""]  # no negative zero; a missing value is empty
     assert _column(pk.styled(table, digits=4).to_html(), _shown("p_value")) == [
@@ -118,6 +123,40 @@ def test_counts_read_as_integers_and_small_p_values_as_a_bound() -> None:
         "0.0425",
     ]
     assert not EXPONENT.search(html.split("<tbody>")[1])
+
+
+def test_p_values_keep_three_decimals_at_any_digits() -> None:
+    table = pd.DataFrame({"share": [0.4286, 0.6], "p_value": [2.8e-09, 0.04251]})
+    html = pk.styled(table, digits=0).to_html()
+    assert _column(html, "share") == ["0", "1"]
+    assert _column(html, _shown("p_value")) == ["&lt;0.001", "0.043"]
+
+
+def test_a_share_column_with_a_missing_value_keeps_its_decimals() -> None:
+    table = pd.DataFrame({"passed": [1.0, 0.0, float("nan")], "n_runs": [4.0, float("nan"), 2.0]})
+    html = pk.styled(table).to_html()
+    assert _column(html, "passed") == ["1.000", "0.000", ""]
+    assert _column(html, _shown("n_runs")) == ["4", "", "2"]
+
+
+def test_an_informative_index_is_shown_and_row_numbers_are_not(curve: pd.DataFrame) -> None:
+    by_model = pd.DataFrame({"pass_pow_k": [0.5, 0.25]}, index=pd.Index(["a", "b"], name="model"))
+    html = pk.styled(by_model).to_html()
+    assert _column(html, "model") == ["a", "b"]
+    assert _column(html, _shown("pass_pow_k")) == ["0.500", "0.250"]
+    filtered = curve[curve["k"] > 2]  # row numbers from 2 on
+    headers, _ = _grid(pk.styled(filtered).to_html())
+    assert "index" not in headers
+    assert headers[0] == "k"
+
+
+def test_columns_it_cannot_show_are_refused_with_the_fix() -> None:
+    twice = pd.DataFrame([[0.5, 0.25]], columns=["share", "share"])
+    with pytest.raises(ValueError, match=r"\['share'\] appear more than once; rename"):
+        pk.styled(twice)
+    levels = pd.DataFrame([[0.5]], columns=pd.MultiIndex.from_tuples([("a", "share")]))
+    with pytest.raises(ValueError, match="one level of column names, got 2; join them"):
+        pk.styled(levels)
 
 
 def test_a_grouped_table_shows_its_groups_as_they_are(agents: pd.DataFrame) -> None:
@@ -134,6 +173,29 @@ def test_a_grouped_table_shows_its_groups_as_they_are(agents: pd.DataFrame) -> N
     shown = _column(pk.styled(by_temperature).to_html(), "temperature")
     assert shown == [str(value) for value in by_temperature["temperature"]]
     assert "0.7" in shown  # not 0.700
+
+
+def test_the_columns_before_k_are_groups_shown_as_they_are() -> None:
+    runs = pd.concat(
+        [
+            pk.simulate_coin(p=p, tasks=10, k=3, seed=seed).assign(temperature=t)
+            for p, seed, t in [(0.8, 1, 0.5), (0.6, 2, 1.0)]
+        ],
+        ignore_index=True,
+    )
+    curve = pk.reliability_curve(runs, by="temperature")
+    assert "by" not in curve.attrs  # only the column order says it is a group
+    shown = _column(pk.styled(curve).to_html(), "temperature")
+    assert shown == [str(value) for value in curve["temperature"]]
+    assert {"0.5", "1.0"} == set(shown)  # as they are, not 0.500 or 1
+
+
+def test_one_group_name_in_attrs_is_one_column() -> None:
+    table = pd.DataFrame({"ab": [0.5], "b": [0.25]})
+    table.attrs["by"] = "ab"
+    html = pk.styled(table).to_html()
+    assert _column(html, "ab") == ["0.5"]
+    assert _column(html, "b") == ["0.250"]
 
 
 def _caption(table: pd.DataFrame) -> list[str]:
@@ -155,7 +217,35 @@ def test_latex_is_escaped_for_latex(agents: pd.DataFrame) -> None:
     assert r"b\&c" in latex
     assert r"\caption{95\% confidence intervals}" in latex
     assert "nowrap" not in latex  # the HTML's styles stay out of the LaTeX
-    assert pk.styled(board).to_latex()  # the notebook's Styler renders as LaTeX too
+    assert "<sup>" not in latex
+    assert not re.search(r"(?<!\\)[%_]", latex)  # every % and _ escaped
+    assert [line for line in latex.splitlines() if line.endswith("rule")] == [
+        r"\toprule",
+        r"\midrule",
+        r"\bottomrule",
+    ]
+    html_variant = pk.styled(board).to_latex()  # cells escaped for HTML: not LaTeX
+    assert "<sup>" in html_variant
+    assert pk.styled.__doc__ is not None
+    assert 'For LaTeX style it with\n    ``escape="latex"``' in pk.styled.__doc__
+
+
+def test_latex_sets_what_pdflatex_has_no_glyph_for_in_math() -> None:
+    runs = pk.simulate_coin(seed=42)
+    rng = np.random.default_rng(5)
+    mixed = rng.random((80, 6)) < rng.beta(2.0, 1.0, size=80)[:, None]
+    fits = pd.concat([pk.fit_betabinom(runs).to_frame(), pk.fit_betabinom(mixed).to_frame()])
+    latex = pk.styled(fits, escape="latex").to_latex()
+    assert r"$\alpha$ & $\beta$" in latex
+    assert r"fit $\chi^2$" in latex
+    assert r"$\infty$ & $\infty$" in latex  # the alike tasks' shapes
+    assert r"$<$0.001" in latex  # the mixed tasks' test of tasks alike
+    body = latex.split(r"\midrule")[1]
+    assert not [char for char in body if ord(char) > 127 and char not in "\N{EN DASH}"]
+    curve = pk.reliability_curve(runs, [5])
+    first = curve[["pass_pow_k_low", "pass_pow_k_high", "k"]]
+    rows = pk.styled(first, escape="latex").to_latex().split(r"\midrule")[1].splitlines()
+    assert rows[1].startswith("{[}0.293, 0.615] & 5")  # not read as the \\ before it's argument
 
 
 def test_the_input_is_left_as_it_was(curve: pd.DataFrame) -> None:
