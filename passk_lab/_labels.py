@@ -7,6 +7,7 @@ import re
 import pandas as pd
 
 from passk_lab._data.costs import COST_PREFIX
+from passk_lab._summary import level_text
 
 LABELS = {  # column (and metric) names; "^k" is set as a superscript where the format allows
     "pass_pow_k": "pass^k",
@@ -114,4 +115,4 @@ def interval_name(method: str) -> str:
 def interval_label(frame: pd.DataFrame) -> str:
     """Return ``"95% CI"`` at the confidence level a result table records, else ``"CI"``."""
     level = frame.attrs.get("confidence_level")
-    return f"{level:.0%} CI" if isinstance(level, float) else "CI"
+    return f"{level_text(level)} CI" if isinstance(level, float) else "CI"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib.util
 import math
 import numbers
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
@@ -15,16 +14,13 @@ import pandas as pd
 from passk_lab._checks import as_int
 from passk_lab._labels import label
 from passk_lab._summary import level_text, p_value_text
-from passk_lab.report._tables import html_text, labelled
+from passk_lab.report._tables import P_VALUES, html_text, labelled, latex_text
 
 if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
     from pandas.io.formats.style_render import CSSDict
 
 __all__ = ["styled"]
-
-_P_VALUES = ("pvalue", "p_value", "p_adjusted")
-"""How the names of p-value columns end."""
 
 _P_DIGITS = 3
 """The fewest decimals a p-value shows, whatever the table's digits."""
@@ -38,40 +34,7 @@ _COUNTS = frozenset(
 _COUNT_PREFIXES = ("n_", "runs_", "tasks_", "min_runs", "max_runs")
 _COUNT_SUFFIXES = ("_runs", "_tasks", "_count", "_counts")
 
-_LATEX_ESCAPES = {char: "\\" + char for char in "&%$#_{}"} | {
-    "^k": "$^k$",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "\\": r"\textbackslash{}",
-    "<": "$<$",
-    ">": "$>$",
-    "\N{INFINITY}": r"$\infty$",
-    "\N{GREEK SMALL LETTER ALPHA}": r"$\alpha$",
-    "\N{GREEK SMALL LETTER BETA}": r"$\beta$",
-    "\N{GREEK SMALL LETTER CHI}\N{SUPERSCRIPT TWO}": r"$\chi^2$",
-    "\N{GREEK SMALL LETTER CHI}": r"$\chi$",
-    "\N{SUPERSCRIPT TWO}": "$^2$",
-    "\N{MULTIPLICATION SIGN}": r"$\times$",
-    "\N{MINUS SIGN}": "$-$",
-    "\N{LESS-THAN OR EQUAL TO}": r"$\le$",
-    "\N{GREATER-THAN OR EQUAL TO}": r"$\ge$",
-}
-"""What each character LaTeX treats specially, or pdflatex's text fonts lack, is written as."""
-
-_LATEX_SPECIAL = re.compile("|".join(map(re.escape, sorted(_LATEX_ESCAPES, key=len, reverse=True))))
-
-
-def _latex_text(text: str) -> str:
-    r"""Escape `text` for pdflatex: special characters, ``^k`` and symbols set in math mode.
-
-    A leading ``[`` is braced, so that after a row's ``\\`` it is not read as
-    the optional argument of the line break.
-    """
-    escaped = _LATEX_SPECIAL.sub(lambda match: _LATEX_ESCAPES[match.group()], text)
-    return "{[}" + escaped[1:] if escaped.startswith("[") else escaped
-
-
-_ESCAPES: dict[str, Callable[[str], str]] = {"html": html_text, "latex": _latex_text}
+_ESCAPES: dict[str, Callable[[str], str]] = {"html": html_text, "latex": latex_text}
 
 _BOOKTABS: list[CSSDict] = [
     {"selector": rule, "props": f":{rule}"} for rule in ("toprule", "midrule", "bottomrule")
@@ -184,7 +147,7 @@ def styled(
     shown = labelled(frame, digits=places).reset_index(drop=True)
     originals = {label(name): name for name in map(str, frame.columns)}
     for name in map(str, frame.columns):
-        if name.endswith(_P_VALUES) and label(name) in shown.columns:
+        if name.endswith(P_VALUES) and label(name) in shown.columns:
             shown[label(name)] = pd.Series(
                 [p_value_text(float(value), max(places, _P_DIGITS)) for value in frame[name]],
                 dtype="str",

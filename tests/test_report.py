@@ -187,6 +187,27 @@ def test_labelled_names_comparison_metrics_and_keeps_small_p_values_readable():
     assert "pass^k, errors left out" in sensitivity.columns
 
 
+def test_labelled_says_the_level_with_its_digits_and_no_end_rounds_to_minus_zero():
+    same = pk.simulate_coin(p=0.7, tasks=60, k=3, seed=1)
+    table = pk.compare(same, same, [1], rng=0, n_resamples=200, confidence_level=0.975)
+    table.loc[:, "difference_low"] = -0.0002  # an end that rounds to zero from below
+    table.loc[:, "difference"] = -0.0001
+    shown = labelled(table)
+    assert "A - B 97.5% CI" in shown.columns  # not "98% CI"
+    high = table.loc[0, "difference_high"]
+    assert shown.loc[0, "A - B 97.5% CI"] == f"[0.000, {high:.3f}]"
+    assert "-0.000" not in to_markdown(shown, digits=3)
+
+
+def test_latex_is_escaped_for_pdflatex_by_one_rule_for_reports_and_styled_tables():
+    fit = pk.fit_betabinom(pd.DataFrame({"task": range(4), "n": 6, "c": 3}))  # tasks alike
+    latex = pk.report.to_latex(labelled(fit.to_frame()).assign(shape="\N{INFINITY}"))
+    assert r"$\alpha$" in latex and "\N{GREEK SMALL LETTER ALPHA}" not in latex
+    assert r"$\infty$" in latex and "\N{INFINITY}" not in latex
+    styled = pk.styled(fit.to_frame(), escape="latex").to_latex()
+    assert r"$\infty$" in styled and r"$\alpha$" in styled
+
+
 def test_metadata_says_what_a_reader_needs(curve):
     assert metadata(curve) == {
         "tasks": "40",

@@ -15,6 +15,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from passk_lab._labels import interval_label
+from passk_lab._summary import level_text
 from passk_lab.plots._style import axes_of, literal, require_table
 
 __all__ = ["leaderboard_forest", "pairwise_heatmap"]
@@ -343,6 +344,6 @@ def pairwise_heatmap(
     ax.grid(False)
     ax.set_title(
         f"{_metric_at(metric, k)}, row \N{MINUS SIGN} column\n"
-        f"* {_MARKED[adjust].format(alpha=alpha)} ({level:.0%} level)"
+        f"* {_MARKED[adjust].format(alpha=alpha)} ({level_text(level)} level)"
     )
     return ax

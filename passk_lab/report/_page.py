@@ -35,6 +35,7 @@ from passk_lab._data.rules import By, ErrorPolicy, by_columns, display, is_dask_
 from passk_lab._data.tally import Tally, as_tally
 from passk_lab._interval_policy import IntervalMethod
 from passk_lab._labels import INTERVAL_LABELS, LABELS, interval_label, interval_name, label
+from passk_lab._summary import level_text
 from passk_lab._version import __version__
 from passk_lab._warnings import warn
 from passk_lab.estimators import error_sensitivity, reliability_curve
@@ -321,11 +322,14 @@ def _reading(board: pd.DataFrame, pairs: pd.DataFrame, by: list[str]) -> str:
         )
         return (
             f"At k = {k}, {names[best]}'s {_at(metric, k)} "
-            f"exceeds {names[keys[1]]}'s by {sign * pair['difference']:.3f} ({level:.0%} CI "
+            f"exceeds {names[keys[1]]}'s by {sign * pair['difference']:.3f} "
+            f"({level_text(level)} CI "
             f"[{ends[0]:.3f}, {ends[1]:.3f}]); the paired sign-flip test (p = "
             f"{pair['p_value']:.2g}, {_how(pair['test'])}) {verdict}."
         )
-    by_tests = f"the paired sign-flip tests, Holm-adjusted over the pairs at the {level:.0%} level"
+    by_tests = (
+        f"the paired sign-flip tests, Holm-adjusted over the pairs at the {level_text(level)} level"
+    )
     if all(first.values()):
         return (
             f"At k = {k}, {by_tests}, tell none of the {len(keys)} agents apart: all share tie "
@@ -960,7 +964,7 @@ def _methods(
     attrs = curve.attrs
     told = {"fail": "counted as failures", "exclude": "left out"}
     info = {
-        "confidence level": f"{attrs['confidence_level']:.0%}",
+        "confidence level": level_text(attrs["confidence_level"]),
         "intervals": _method_words(str(attrs["method"]), n_resamples),
         "errored runs": told.get(str(attrs["errors"]), str(attrs["errors"])),
         "k": _ks_words(*ks),

@@ -27,10 +27,12 @@ from passk_lab._version import __version__
 
 __all__ = [
     "FORMULA_STARTS",
+    "P_VALUES",
     "export",
     "guard_formulas",
     "html_text",
     "labelled",
+    "latex_text",
     "metadata",
     "metadata_line",
     "to_html",
@@ -42,9 +44,15 @@ _SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".md": "markdown", ".tex": "l
 _SUFFIXES |= {".html": "html", ".htm": "html"}
 
 
+def _fixed(value: float, digits: int) -> str:
+    """Return `value` to `digits` decimals, a negative one that rounds to zero without its sign."""
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
 def _cell(value: object, digits: int) -> str:
     if isinstance(value, (float, np.floating)):
-        return "" if value != value else f"{value:.{digits}f}"  # NaN prints as an empty cell
+        return "" if value != value else _fixed(float(value), digits)  # NaN: an empty cell
     if value is None or value is pd.NA:
         return ""
     return str(value)
@@ -123,19 +131,42 @@ def to_markdown(frame: pd.DataFrame, *, digits: int = 4) -> str:
     return "\n".join([line(header), "|" + "|".join(rule) + "|", *map(line, rows)])
 
 
-_LATEX_SPECIAL = re.compile(r"([&%$#_{}~^\\])")
-_LATEX_ESCAPES = {"~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+_LATEX_ESCAPES = {char: "\\" + char for char in "&%$#_{}"} | {
+    "^k": "$^k$",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}",
+    "<": "$<$",
+    ">": "$>$",
+    "\N{INFINITY}": r"$\infty$",
+    "\N{GREEK SMALL LETTER ALPHA}": r"$\alpha$",
+    "\N{GREEK SMALL LETTER BETA}": r"$\beta$",
+    "\N{GREEK SMALL LETTER CHI}\N{SUPERSCRIPT TWO}": r"$\chi^2$",
+    "\N{GREEK SMALL LETTER CHI}": r"$\chi$",
+    "\N{SUPERSCRIPT TWO}": "$^2$",
+    "\N{MULTIPLICATION SIGN}": r"$\times$",
+    "\N{MINUS SIGN}": "$-$",
+    "\N{LESS-THAN OR EQUAL TO}": r"$\le$",
+    "\N{GREATER-THAN OR EQUAL TO}": r"$\ge$",
+}
+"""What each character LaTeX treats specially, or pdflatex's text fonts lack, is written as."""
+
+_LATEX_SPECIAL = re.compile("|".join(map(re.escape, sorted(_LATEX_ESCAPES, key=len, reverse=True))))
 
 
-def _latex_text(text: str) -> str:
-    """Escape LaTeX's special characters, and set ``^k`` as a superscript."""
+def latex_text(text: str) -> str:
+    r"""Escape `text` for pdflatex: special characters, ``^k`` and symbols set in math mode.
 
-    def escape(part: str) -> str:
-        return _LATEX_SPECIAL.sub(
-            lambda match: _LATEX_ESCAPES.get(match.group(1), "\\" + match.group(1)), part
-        )
+    A leading ``[`` is braced, so that after a row's ``\\`` it is not read as
+    the optional argument of the line break.
 
-    return "$^k$".join(escape(part) for part in text.split("^k"))
+    Examples
+    --------
+    >>> print(latex_text("[0.1, 0.2] of 95% of pass^k, <0.001"))
+    {[}0.1, 0.2] of 95\% of pass$^k$, $<$0.001
+    """
+    escaped = _LATEX_SPECIAL.sub(lambda match: _LATEX_ESCAPES[match.group()], text)
+    return "{[}" + escaped[1:] if escaped.startswith("[") else escaped
 
 
 def to_latex(frame: pd.DataFrame, *, digits: int = 3, caption: str | None = None) -> str:
@@ -175,11 +206,11 @@ def to_latex(frame: pd.DataFrame, *, digits: int = 3, caption: str | None = None
     align = "".join("r" if right else "l" for right in _numeric(frame))
     lines = [r"\begin{table}", r"\centering"]
     if caption:
-        lines.append(rf"\caption{{{_latex_text(caption)}}}")
+        lines.append(rf"\caption{{{latex_text(caption)}}}")
     lines += [rf"\begin{{tabular}}{{{align}}}", r"\toprule"]
-    lines.append(" & ".join(_latex_text(str(name)) for name in frame.columns) + r" \\")
+    lines.append(" & ".join(latex_text(str(name)) for name in frame.columns) + r" \\")
     lines.append(r"\midrule")
-    lines += [" & ".join(map(_latex_text, row)) + r" \\" for row in _rows(frame, digits)]
+    lines += [" & ".join(map(latex_text, row)) + r" \\" for row in _rows(frame, digits)]
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines)
 
@@ -290,7 +321,7 @@ def to_html(frame: pd.DataFrame, *, digits: int = 3, caption: str | None = None)
     return "\n".join(lines)
 
 
-_P_VALUES = ("pvalue", "p_value", "p_adjusted")
+P_VALUES = ("pvalue", "p_value", "p_adjusted")
 """How the names of p-value columns end."""
 
 
@@ -370,7 +401,7 @@ def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
         if name.endswith("_low") and f"{base}_high" in frame.columns:
             columns[f"{label(base)} {level}"] = pd.Series(
                 [
-                    "" if np.isnan(low) else f"[{low:.{digits}f}, {high:.{digits}f}]"
+                    "" if np.isnan(low) else f"[{_fixed(low, digits)}, {_fixed(high, digits)}]"
                     for low, high in zip(frame[name], frame[f"{base}_high"], strict=True)
                 ],
                 index=frame.index,
@@ -383,7 +414,7 @@ def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
             continue
         if name == "metric":
             column = column.map(lambda value: LABELS.get(value, value))
-        if name.endswith(_P_VALUES):  # small p-values keep their size: 2.8e-09, not 0.000
+        if name.endswith(P_VALUES):  # small p-values keep their size: 2.8e-09, not 0.000
             column = column.map(lambda value: "" if value != value else f"{value:.2g}")
             column = column.astype("str")
         columns[label(name)] = column
