@@ -74,12 +74,15 @@ def _row_labels(row_height: float) -> tuple[int, float]:
     """Return every how many rows a task id fits at a readable size, and that size in points.
 
     `row_height` is in points; 0 rows when labelling every few rows would still not fit.
+    The size is the y tick labels' size of matplotlib's settings, and no less than 8 pt
+    when rows are passed over.
     """
-    size = min(_tick_size(), row_height / _LINE_SPACING)
-    if size >= _READABLE:
-        return 1, size
-    every = math.ceil(_READABLE * _LINE_SPACING / row_height)
-    return (every if every <= _MOST_SKIPPED else 0), _READABLE
+    wanted = _tick_size()
+    if min(wanted, row_height / _LINE_SPACING) >= _READABLE:
+        return 1, wanted
+    size = max(wanted, _READABLE)
+    every = math.ceil(size * _LINE_SPACING / row_height)
+    return (every if every <= _MOST_SKIPPED else 0), size
 
 
 def _tick_size() -> float:
@@ -92,22 +95,28 @@ def _text_width(text: str, size: float) -> float:
     return float(TextPath((0, 0), text, prop=FontProperties(size=size)).get_extents().width)
 
 
-def _mark_passes(ax: Axes, passes: np.ndarray, every_row: float) -> float:
+def _mark_passes(ax: Axes, passes: np.ndarray, runs: np.ndarray | None, every_row: float) -> float:
     """Mark the tasks' passes on the right of `ax`, a count per group that fits; return its width.
 
-    `passes` runs down the rows; a group's count is written at its middle, one label every
-    `every_row` rows at least, and when every group has its count a tick inside the Axes
-    parts each from the next. The width is in points, from the Axes' edge to the far side of
-    the axis label.
+    `passes` runs down the rows, and `runs` (None when every task has as many) with them; a
+    group (tasks alike in both) is written at its middle, ``"2"`` or ``"2 of 3"``, one label
+    every `every_row` rows at least, and when every group has its label a tick inside the
+    Axes parts each from the next. The width is in points, from the Axes' edge to the far
+    side of the axis label.
     """
-    starts = np.flatnonzero(np.r_[True, passes[1:] != passes[:-1]])
+    changes = passes[1:] != passes[:-1]
+    if runs is not None:
+        changes |= runs[1:] != runs[:-1]
+    starts = np.flatnonzero(np.r_[True, changes])
     ends = np.r_[starts[1:], len(passes)]
     middles, labels, last = [], [], -np.inf
     for start, end in zip(starts, ends, strict=True):
         middle = (start + end - 1) / 2
         if middle - last >= every_row:
             middles.append(middle)
-            labels.append(str(int(passes[start])))
+            labels.append(
+                f"{int(passes[start])}" + ("" if runs is None else f" of {int(runs[start])}")
+            )
             last = middle
     right = ax.secondary_yaxis("right")
     right.set_yticks(middles, labels)
@@ -122,6 +131,38 @@ def _mark_passes(ax: Axes, passes: np.ndarray, every_row: float) -> float:
     widest = max((_text_width(label, _tick_size()) for label in labels), default=0.0)
     pads = float(plt.rcParams["ytick.major.pad"]) + float(plt.rcParams["axes.labelpad"])
     return pads + widest + label_size * _LINE_SPACING
+
+
+def _legend_width(labels: list[str]) -> float:
+    """Return about how wide, in points, a legend of `labels` is drawn, the gap to it included."""
+    size = float(FontProperties(size=plt.rcParams["legend.fontsize"]).get_size_in_points())
+    plain = [
+        line.replace("$", "").replace("\\", "") for label in labels for line in label.splitlines()
+    ]
+    spaces = sum(
+        float(plt.rcParams[f"legend.{name}"])
+        for name in ("handlelength", "handletextpad", "borderpad", "borderpad", "borderaxespad")
+    )
+    # the text's outline runs a little narrower than the text as drawn
+    return 1.1 * max(_text_width(label, size) for label in plain) + spaces * size
+
+
+def _make_room(ax: Axes, width: float) -> None:
+    """Widen the right margin of `ax`'s figure so that `width` points beside `ax` fit in it.
+
+    Only a figure with no layout engine, `ax` one of its subplots, and only when they would
+    not fit: a layout engine makes room itself, and a caller's own margins stand otherwise.
+    """
+    figure = ax.get_figure(root=True)
+    if figure is None or figure.get_layout_engine() is not None or ax.get_subplotspec() is None:
+        return
+    figure_width = figure.get_figwidth() * 72
+    past = ax.get_position().x1 + width / figure_width - 1
+    if past > 0:
+        params = figure.subplotpars
+        right = params.right - past
+        if right > params.left + 0.2:
+            figure.subplots_adjust(right=right)
 
 
 def _ordinal(number: int) -> str:
@@ -165,10 +206,18 @@ def outcome_heatmap(
 
     Notes
     -----
-    Tasks are sorted by their number of passes, most at the top (ties keep
-    their order); the y label says so, and says which rows are labelled, and
-    the right-hand axis gives the passes of each group of tasks alike. Room
-    for labels is judged from the height of `ax` when this is called. A
+    Tasks are sorted by their number of passes, most at the top. When tasks
+    have different numbers of runs (a cell with no run is none), tasks with
+    as many passes are sorted by their runs, fewest first (2 of 2 above 2
+    of 3); ties keep their order. The y label says so, and on a second line
+    which rows are labelled; the right-hand axis gives the passes of each
+    group of tasks alike (``"2 of 3"`` when the runs differ). Task ids are
+    written at matplotlib's y tick label size, and no smaller than 8 pt
+    when only every few rows are labelled (``task_labels=True`` writes
+    them smaller if need be). Room for labels is judged from the height of
+    `ax` when this is called. The legend of states sits beside the Axes;
+    in a figure with no layout engine, the figure's right margin is
+    widened when the legend would not fit it. A
     failed run is pale; an errored run is vermilion and a timed-out one
     purple, both counted as failures as everywhere else, so that a run lost
     to infrastructure is not mistaken for the agent's mistake. A cell with
@@ -183,8 +232,8 @@ def outcome_heatmap(
     >>> ax = outcome_heatmap(pk.simulate_coin(seed=42), ax=ax)
     >>> ax.images[0].get_array().shape  # 40 tasks x 5 runs
     (40, 5)
-    >>> ax.get_ylabel()
-    '40 tasks, most passes at the top; every 2nd labelled'
+    >>> ax.get_ylabel().splitlines()[0]
+    '40 tasks, most passes first'
     >>> plt.close(fig)
     """
     if not isinstance(runs, pd.DataFrame):
@@ -204,7 +253,9 @@ def outcome_heatmap(
     )
     codes = _state_codes(matrix)
     passes = (codes == 4).sum(axis=1)
-    order = np.argsort(-passes, kind="stable")
+    runs_done = (codes != 0).sum(axis=1)
+    unequal = len(np.unique(runs_done)) > 1
+    order = np.lexsort((runs_done if unequal else np.zeros_like(passes), -passes))
     codes = codes[order]
     ax = axes_of(ax)
     colors = ListedColormap([_STATES[code][1] for code in range(5)])
@@ -233,11 +284,18 @@ def outcome_heatmap(
         ax.tick_params(axis="y", labelsize=size)
     else:
         ax.set_yticks([])
-    which = {0: "; ids not labelled", 1: ""}.get(every, f"; every {_ordinal(every)} labelled")
-    ax.set_ylabel(f"{tasks} task{'s' if tasks != 1 else ''}, most passes at the top{which}")
+    which = {0: "\nids not labelled", 1: ""}.get(every, f"\nevery {_ordinal(every)} labelled")
+    ax.set_ylabel(f"{tasks} task{'s' if tasks != 1 else ''}, most passes first{which}")
     ax.set_xlabel("run")
-    width = _mark_passes(ax, passes[order], _tick_size() * _LINE_SPACING / row_height)
+    width = _mark_passes(
+        ax,
+        passes[order],
+        runs_done[order] if unequal else None,
+        _tick_size() * _LINE_SPACING / row_height,
+    )
     present = set(np.unique(codes).tolist()) | {1, 4}
+    names = [name for code, (name, _) in _STATES.items() if code in present]
+    _make_room(ax, width + _legend_width(names))
     ax.legend(
         handles=[
             Patch(facecolor=color, edgecolor="0.6", label=name)
@@ -271,7 +329,9 @@ def success_histogram(counts: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     them); circles the binomial expectation at the
     pooled pass rate (every task alike), squares the beta-binomial fit (tasks
     differ). Bars taller than the circles at both ends mean heterogeneity:
-    some tasks nearly always pass and some nearly never do.
+    some tasks nearly always pass and some nearly never do. The legend sits
+    beside the Axes, clear of the bars; in a figure with no layout engine,
+    the figure's right margin is widened when it would not fit.
 
     Examples
     --------
@@ -300,10 +360,10 @@ def success_histogram(counts: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     p_hat = frame.attrs.get("binomial_mean")
     icc = frame.attrs.get("icc")
     binomial = "binomial, every task alike" + (
-        f" ($\\hat{{p}}$ = {p_hat:.3f})" if isinstance(p_hat, float) else ""
+        f"\n($\\hat{{p}}$ = {p_hat:.3f})" if isinstance(p_hat, float) else ""
     )
     betabinom = "beta-binomial fit" + (
-        f" ($\\hat{{\\rho}}$ = {icc:.2f})" if isinstance(icc, float) and icc == icc else ""
+        f"\n($\\hat{{\\rho}}$ = {icc:.2f})" if isinstance(icc, float) and icc == icc else ""
     )
     few = len(successes) <= _MOST_MARKERS  # a marker a count, while they stay apart
     lines = [
@@ -320,7 +380,8 @@ def success_histogram(counts: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     ax.set_xlabel(f"runs passed (of {int(successes.max())})")
     ax.set_ylabel("tasks")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # a count of tasks
-    tallest = float(frame[["n_tasks", "binomial", "betabinom"]].max().max())
-    ax.set_ylim(0, 1.4 * tallest)  # room for the legend above the bars
-    ax.legend(handles=[bars, *lines], loc="upper left")  # what was seen, first
+    ax.set_ylim(bottom=0)
+    handles = [bars, *lines]  # what was seen, first
+    _make_room(ax, _legend_width([str(handle.get_label()) for handle in handles]))
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return ax

@@ -75,6 +75,9 @@ def axes_of(ax: Axes | None) -> Axes:
 def default_title(ax: Axes, title: str) -> None:
     """Give `ax` the title `title` unless it has one: a caller's title, set before or after, wins.
 
+    A title at the left or the right (``ax.set_title(..., loc="left")``)
+    counts as one: `ax` keeps it and gets none of its own.
+
     Examples
     --------
     >>> import matplotlib.pyplot as plt
@@ -86,9 +89,14 @@ def default_title(ax: Axes, title: str) -> None:
     >>> default_title(ax, "the chance that all k runs pass")
     >>> ax.get_title()
     'mine'
-    >>> plt.close(fig)
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.set_title("mine", loc="left")
+    >>> default_title(ax, "the chance that all k runs pass")
+    >>> ax.get_title()
+    ''
+    >>> plt.close("all")
     """
-    if not ax.get_title():
+    if not any(ax.get_title(loc) for loc in ("left", "center", "right")):
         ax.set_title(title)
 
 
