@@ -139,9 +139,12 @@ def _legend_width(labels: list[str]) -> float:
     plain = [
         line.replace("$", "").replace("\\", "") for label in labels for line in label.splitlines()
     ]
-    spaces = sum(
-        float(plt.rcParams[f"legend.{name}"])
-        for name in ("handlelength", "handletextpad", "borderpad", "borderpad", "borderaxespad")
+    params = plt.rcParams
+    spaces = (
+        float(params["legend.handlelength"])
+        + float(params["legend.handletextpad"])
+        + 2 * float(params["legend.borderpad"])
+        + float(params["legend.borderaxespad"])
     )
     # the text's outline runs a little narrower than the text as drawn
     return 1.1 * max(_text_width(label, size) for label in plain) + spaces * size

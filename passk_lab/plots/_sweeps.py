@@ -146,11 +146,12 @@ def sweep_heatmap(
         ]
         lines = ax.contour(ks, ps, grid.to_numpy(), levels=sorted(levels), colors="white")
         lines.set_path_effects(outline)
-        placed = _label_places(ax, lines.get_paths(), [f"{level:g}" for level in lines.levels])
+        drawn = np.asarray(lines.levels, dtype=float)
+        placed = _label_places(ax, lines.get_paths(), [f"{level:g}" for level in drawn])
         if placed:
             for label in ax.clabel(
                 lines,
-                [lines.levels[index] for index in placed],
+                [float(drawn[index]) for index in placed],
                 fmt=lambda level: f"{level:g}",
                 fontsize=_CONTOUR_SIZE,
                 manual=[ax.transData.inverted().transform(place) for place in placed.values()],
