@@ -326,3 +326,98 @@ def test_comparison_refuses_an_unknown_metric_and_a_table_without_the_agents_int
         plots.comparison(compared.drop(columns=["value_a_low", "value_a_high"]))
     with pytest.raises(ValueError, match="names must name the two agents"):
         plots.comparison(compared, names=("only",))
+
+
+def curve_of_groups(count):
+    """`count` models of 10 tasks and 3 runs: their curve by model."""
+    runs = pd.concat(
+        [
+            pk.simulate_coin(p=0.3 + 0.6 * i / (count - 1), tasks=10, k=3, seed=i).assign(
+                model=f"model-{i}"
+            )
+            for i in range(count)
+        ]
+    )
+    return pk.reliability_curve(runs, by="model", rng=0)
+
+
+@pytest.mark.parametrize("count", [3, 8, 10, 16])
+@pytest.mark.parametrize("figsize", [(7, 4.5), (6, 2.6), (4, 3)])
+def test_the_two_keys_never_overlap_and_both_are_saved(count, figsize):
+    fig, ax = drawn_figure(figsize)
+    plots.decay_curve(curve_of_groups(count), ax=ax)
+    fig.canvas.draw()
+    groups, styles = (key.get_window_extent() for key in (ax.get_legend(), style_key(ax)))
+    assert texts(ax.get_legend()) == [f"model-{i}" for i in range(count)]
+    assert not groups.overlaps(styles)
+    saved = fig.get_tightbbox().transformed(fig.dpi_scale_trans).padded(0.5)
+    for extent in (groups, styles):
+        assert saved.contains(extent.x0, extent.y0)
+        assert saved.contains(extent.x1, extent.y1)
+
+
+def test_a_single_k_gets_a_whole_tick_markers_on_its_predictions_and_a_key_of_what_shows():
+    curve = pk.reliability_curve(pk.simulate_coin(seed=42), [5], rng=0)
+    ax = plots.decay_curve(curve, ax=drawn_figure()[1])
+    ax.figure.canvas.draw()
+    assert [tick.get_text() for tick in ax.get_xticklabels()] == ["5"]
+    assert ax.get_xlim() == (4.5, 5.5)
+    for style in ("--", ":"):
+        (line,) = lines_by_style(ax, style)
+        assert line.get_marker() not in ("", "None", None)  # one point: seen only as a marker
+    assert lines_by_style(ax, "-.") == []  # no k = 1: no pass@1 line
+    assert bands(ax) == []
+    assert texts(ax.get_legend()) == [
+        STYLES[0],
+        "95% CI of measured pass$^k$",
+        "$\\hat{p}^{\\,k}$ = (pass@1)$^k$: tasks alike",
+        STYLES[1],
+    ]
+    markers = [handle.get_marker() for handle in ax.get_legend().legend_handles]
+    assert markers[2:] == [line.get_marker() for s in ("--", ":") for line in lines_by_style(ax, s)]
+
+
+def test_a_curve_without_k_1_lists_no_pass_at_1_and_keeps_its_band():
+    curve = pk.reliability_curve(pk.simulate_coin(seed=42), [3, 4, 5], rng=0)
+    ax = plots.decay_curve(curve, ax=drawn_figure()[1])
+    assert "pass@1" not in texts(ax.get_legend())
+    assert "95% CI of $\\hat{p}^{\\,k}$" in texts(ax.get_legend())
+    assert len(bands(ax)) == 1
+    assert lines_by_style(ax, "--")[0].get_marker() in ("", "None")
+
+
+def test_a_log_axis_refuses_a_ylim_from_zero(coin_curve):
+    with pytest.raises(ValueError, match=r"above 0 on a log axis \(log=True\).*positive one"):
+        plots.decay_curve(coin_curve, log=True, ylim=(0, 1))
+    assert plt.gca().get_lines() == []
+    ax = plots.decay_curve(coin_curve, ax=plt.figure().gca(), log=True, ylim=(0.01, 1))
+    assert ax.get_ylim() == pytest.approx((0.01, 1))
+
+
+def test_a_log_axis_marks_measured_zeros_at_its_floor():
+    curve = pk.reliability_curve(pk.simulate_coin(p=0.3, tasks=10, k=6, seed=1), rng=0)
+    zeros = curve.loc[curve["pass_pow_k"] == 0, "k"].to_numpy()
+    assert len(zeros)
+    assert (curve.loc[curve["pass_pow_k"] > 0, "k"] < zeros.min()).all()
+    ax = plots.decay_curve(curve, ax=drawn_figure()[1], log=True)
+    (marks,) = [line for line in ax.get_lines() if line.get_marker() == "v"]
+    np.testing.assert_allclose(marks.get_xdata(), zeros)
+    assert list(marks.get_ydata()) == [0] * len(zeros)
+    assert marks.get_transform() == ax.get_xaxis_transform()  # y in axes units: the floor
+    assert "pass$^k$ = 0 (below the axis)" in texts(ax.get_legend())
+    linear = plots.decay_curve(curve, ax=plt.figure().gca())  # zero is on a linear axis
+    assert not [line for line in linear.get_lines() if line.get_marker() == "v"]
+    assert "pass$^k$ = 0 (below the axis)" not in texts(linear.get_legend())
+
+
+def test_comparison_refuses_one_str_of_names(compared):
+    with pytest.raises(TypeError, match=r"names must be a pair of names, e.g. names=\('A', 'B'\)"):
+        plots.comparison(compared, names="AB")
+
+
+def test_comparison_at_a_single_k_ticks_that_k(compared):
+    one = compared[compared["k"] == 3]
+    ax = plots.comparison(one, ax=drawn_figure()[1])
+    below = ax.figure.axes[-1]
+    ax.figure.canvas.draw()
+    assert [tick.get_text() for tick in below.get_xticklabels()] == ["3"]

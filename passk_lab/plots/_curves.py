@@ -11,8 +11,10 @@ import numpy as np
 import pandas as pd
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
+from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.transforms import ScaledTranslation
 
 from passk_lab._labels import interval_label
 from passk_lab._typing import Floats
@@ -28,7 +30,11 @@ _DODGE = 0.3
 _TOP = 1.02
 """The top of a share of tasks' axis: 1, with room for a point there."""
 _GROUPS_PER_COLUMN = 10
-"""The most groups one column of the groups' key lists."""
+"""The most groups one column of the groups' key lists (fewer where the axes are short)."""
+_KEY_GAP = 0.12
+"""The space between the groups' key and the styles' key, in inches."""
+_ONE_K_MARKERS = {"--": "x", ":": "+"}
+"""The predictions' markers on a curve of a single k, where a line of one point shows nothing."""
 _STYLE_GREY = "0.3"
 """The colour of a style's key where several groups draw it, each in its own colour."""
 _HEIGHTS = (3, 2)
@@ -55,7 +61,7 @@ def _groups(curve: pd.DataFrame) -> tuple[str, list[tuple[str, pd.DataFrame]]]:
     ]
 
 
-def _checked_ylim(ylim: object) -> str | tuple[float, float]:
+def _checked_ylim(ylim: object, log: bool) -> str | tuple[float, float]:
     """Return `ylim` as decay_curve reads it, or say what it takes."""
     if isinstance(ylim, str) and ylim in ("data", "full"):
         return ylim
@@ -63,8 +69,71 @@ def _checked_ylim(ylim: object) -> str | tuple[float, float]:
         low, high = ylim
         numbers = all(isinstance(end, Real) and not isinstance(end, bool) for end in ylim)
         if numbers and math.isfinite(low) and math.isfinite(high) and low < high:
+            if log and low <= 0:
+                raise ValueError(
+                    f"ylim's low end must be above 0 on a log axis (log=True), got {ylim!r}: "
+                    f"give a positive one, e.g. ({high / 1000:g}, {high:g}), or log=False"
+                )
             return float(low), float(high)
     raise ValueError(f"ylim must be {_YLIM_CHOICES} with low < high; got {ylim!r}")
+
+
+def _whole_ks(ax: Axes, ks: Floats) -> None:
+    """Tick the k axis of `ax` at whole numbers; a single k gets its own tick, k +- 0.5 around."""
+    integer_ticks(ax)
+    distinct = np.unique(ks)
+    if len(distinct) == 1:
+        only = float(distinct[0])
+        ax.set_xticks([only])
+        ax.set_xlim(only - 0.5, only + 0.5)
+
+
+def _groups_key(ax: Axes, groups: list[Artist], title: str, room: float) -> float:
+    """Draw the groups' key right of `ax`, in the fewest columns that keep it `room` inches high.
+
+    Returns its height in inches.
+    """
+    columns = math.ceil(len(groups) / _GROUPS_PER_COLUMN)
+    while True:
+        key = ax.legend(
+            handles=groups,
+            title=title,
+            loc="upper left",
+            bbox_to_anchor=(1.02, 1.0),
+            borderaxespad=0.0,
+            frameon=False,
+            ncols=columns,
+            alignment="left",
+        )
+        height = key.get_window_extent().height / key.get_figure(root=True).dpi
+        if height <= room or columns >= len(groups):
+            return height
+        columns += 1
+
+
+def _place_keys(ax: Axes, groups: list[Artist], title: str, styles: list[Artist]) -> None:
+    """Put the groups' key right of `ax` and the styles' key right below it.
+
+    The groups' key takes as many columns as it needs to fit the height of
+    the axes. The styles' key is placed at the groups' key's height in
+    inches below the top of the axes (a legend's size in inches is fixed by
+    its fonts), so that no layout of the figure makes the two overlap; where
+    both are taller than the axes, the styles' key reaches below them.
+    """
+    figure = ax.get_figure(root=True)
+    height = _groups_key(ax, groups, title, ax.get_window_extent().height / figure.dpi)
+    styles_key = Legend(
+        ax,
+        styles,
+        [str(style.get_label()) for style in styles],
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        bbox_transform=ax.transAxes
+        + ScaledTranslation(0.0, -(height + _KEY_GAP), figure.dpi_scale_trans),
+        borderaxespad=0.0,
+        frameon=False,
+    )
+    ax.add_artist(styles_key).set_clip_on(False)  # an added artist is clipped to the axes
 
 
 def _bar_key(color: str, label: str) -> Line2D:
@@ -106,7 +175,7 @@ def decay_curve(
         The pass^k axis: ``"data"`` (the default) from 0 to just above the
         highest value drawn, intervals included (at most 1.02); ``"full"``
         from 0 to 1.02; or the (low, high) given. On a log axis only a pair
-        sets the limits.
+        sets the limits, and its low end must be above 0.
 
     Returns
     -------
@@ -137,9 +206,15 @@ def decay_curve(
     Past a dozen or so groups the curves crowd each other whatever the
     style: draw them on several axes.
 
+    On a log axis a measured pass^k of 0 has no place: it is marked by a
+    downward triangle on the axis' floor ("pass^k = 0 (below the axis)" in
+    the key). A curve of a single k draws its predictions as markers, and the
+    key lists only what the plot shows (pass@1 only with a row at k = 1).
+
     The keys sit to the right of the axes, where they hide no data: one of
     the groups (titled by the grouping columns, each group named by its
-    values) and one of the line styles, drawn in the series' colour when
+    values, in as many columns as keep it within the axes' height) and,
+    right below it, one of the line styles, drawn in the series' colour when
     there is one group. ``ax.get_legend()`` is the groups' key when the curve
     has groups, else the styles' key. Constrained layout (on in
     :func:`~passk_lab.plots.style`) and ``savefig(bbox_inches="tight")``
@@ -177,16 +252,19 @@ def decay_curve(
         ["k", "pass_pow_k", "pass_pow_k_low", "pass_pow_k_high", "p_pow_k", "betabinom_pow_k"],
         "reliability_curve",
     )
-    limits = _checked_ylim(ylim)
+    limits = _checked_ylim(ylim, log)
     ax = axes_of(ax)
     title, groups = _groups(frame)
     level = interval_label(frame)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     one = len(groups) == 1
-    shaded = bands and one and "p_pow_k_low" in frame.columns
+    ks = frame["k"].to_numpy(dtype=np.float64)
+    single = len(np.unique(ks)) == 1
+    shaded = bands and one and not single and "p_pow_k_low" in frame.columns
     step = 0.0 if one else min(0.08, _DODGE / (len(groups) - 1))
     handles: list[Artist] = []
     drawn: list[Floats] = []
+    shown: set[str] = set()  # what the styles' key lists: only what is drawn
     for index, (name, part) in enumerate(groups):
         color = colors[index % len(colors)]
         marker = _MARKERS[(index // len(colors)) % len(_MARKERS)]
@@ -196,14 +274,28 @@ def decay_curve(
         y = part["pass_pow_k"].to_numpy(dtype=np.float64)[measured]
         (line,) = ax.plot(x, y, "-", marker=marker, color=color, label=name, zorder=3)
         handles.append(line)
-        predicted = part["p_pow_k"].to_numpy(dtype=np.float64)
-        betabinom = part["betabinom_pow_k"].to_numpy(dtype=np.float64)
-        ax.plot(k, predicted, "--", color=color, lw=1.4)
-        ax.plot(k, betabinom, ":", color=color, lw=2.2)
-        drawn += [y, predicted, betabinom]
+        shown |= {"measured"} if len(y) else set()
+        if log and np.any(y == 0):
+            ax.plot(
+                x[y == 0],
+                np.zeros(int(np.sum(y == 0))),
+                "v",
+                color=color,
+                transform=ax.get_xaxis_transform(),  # y = 0 is the axis' floor
+                clip_on=False,
+                zorder=3,
+            )
+            shown.add("zero")
+        for column, style, width in (("p_pow_k", "--", 1.4), ("betabinom_pow_k", ":", 2.2)):
+            values = part[column].to_numpy(dtype=np.float64)
+            ax.plot(k, values, style, color=color, lw=width, marker=_marker(style, single))
+            drawn.append(values)
+            shown |= {column} if np.isfinite(values).any() else set()
+        drawn.append(y)
         pass_at_1 = part.loc[part["k"] == 1, "p_pow_k"]
         if one and len(pass_at_1):
             ax.axhline(float(pass_at_1.iloc[0]), color=color, lw=0.8, ls="-.", alpha=0.7)
+            shown.add("pass@1")
         if bands:
             low = part["pass_pow_k_low"].to_numpy(dtype=np.float64)[measured]
             high = part["pass_pow_k_high"].to_numpy(dtype=np.float64)[measured]
@@ -213,40 +305,20 @@ def decay_curve(
             band = part[["p_pow_k_low", "p_pow_k_high"]].to_numpy(dtype=np.float64)
             ax.fill_between(k, band[:, 0], band[:, 1], color=color, alpha=0.15, lw=0)
             drawn.append(band)
-    style = colors[0] if one else _STYLE_GREY
-    styles: list[Artist] = [Line2D([], [], color=style, marker="o", label=f"measured {POW_K}")]
-    if bands:
-        styles.append(_bar_key(style, f"{level} of measured {POW_K}"))
-    alike = f"{P_POW_K} = (pass@1)$^k$: tasks alike"
-    styles.append(Line2D([], [], color=style, ls="--", lw=1.4, label=alike))
-    if shaded:
-        styles.append(Patch(color=style, alpha=0.15, lw=0, label=f"{level} of {P_POW_K}"))
-    styles.append(Line2D([], [], color=style, ls=":", lw=2.2, label="beta-binomial: tasks differ"))
-    if one:
-        styles.append(Line2D([], [], color=style, ls="-.", lw=0.8, label="pass@1"))
-    grouped = bool(title)
-    key = ax.legend(
-        handles=styles,
-        loc="lower left" if grouped else "upper left",
-        bbox_to_anchor=(1.02, 0.0 if grouped else 1.0),
-        borderaxespad=0.0,
-        frameon=False,
-    )
-    if grouped:
-        ax.add_artist(key).set_clip_on(False)  # an added artist is clipped to the axes
+    ax.set_xlabel("k (runs that must all pass)")
+    ax.set_ylabel(f"share of tasks, {POW_K}")
+    styles = _styles(colors[0] if one else _STYLE_GREY, shown, bands, shaded, single, level)
+    if title:
+        _place_keys(ax, handles, title, styles)
+    else:
         ax.legend(
-            handles=handles,
-            title=title,
+            handles=styles,
             loc="upper left",
             bbox_to_anchor=(1.02, 1.0),
             borderaxespad=0.0,
             frameon=False,
-            ncols=math.ceil(len(handles) / _GROUPS_PER_COLUMN),
-            alignment="left",
         )
-    ax.set_xlabel("k (runs that must all pass)")
-    ax.set_ylabel(f"share of tasks, {POW_K}")
-    integer_ticks(ax)
+    _whole_ks(ax, ks)
     if log:
         ax.set_yscale("log")
     if isinstance(limits, tuple):
@@ -256,6 +328,38 @@ def decay_curve(
         top = _TOP if limits == "full" or math.isnan(highest) else max(highest * 1.05, 0.05)
         ax.set_ylim(0.0, min(top, _TOP))
     return ax
+
+
+def _marker(style: str, single: bool) -> str:
+    """Return the marker of a prediction drawn in line `style`: none unless the curve has one k."""
+    return _ONE_K_MARKERS[style] if single else ""
+
+
+def _styles(
+    color: str, shown: set[str], bands: bool, shaded: bool, single: bool, level: str
+) -> list[Artist]:
+    """Return the styles' key: an entry per kind of line or mark that the plot shows."""
+    styles: list[Artist] = []
+    if "measured" in shown:
+        styles.append(Line2D([], [], color=color, marker="o", label=f"measured {POW_K}"))
+        if bands:
+            styles.append(_bar_key(color, f"{level} of measured {POW_K}"))
+    if "zero" in shown:
+        zero = f"{POW_K} = 0 (below the axis)"
+        styles.append(Line2D([], [], color=color, ls="none", marker="v", label=zero))
+    if "p_pow_k" in shown:
+        alike = f"{P_POW_K} = (pass@1)$^k$: tasks alike"
+        marker = _marker("--", single)
+        styles.append(Line2D([], [], color=color, ls="--", lw=1.4, marker=marker, label=alike))
+    if shaded:
+        styles.append(Patch(color=color, alpha=0.15, lw=0, label=f"{level} of {P_POW_K}"))
+    if "betabinom_pow_k" in shown:
+        differ = "beta-binomial: tasks differ"
+        marker = _marker(":", single)
+        styles.append(Line2D([], [], color=color, ls=":", lw=2.2, marker=marker, label=differ))
+    if "pass@1" in shown:
+        styles.append(Line2D([], [], color=color, ls="-.", lw=0.8, label="pass@1"))
+    return styles
 
 
 def _lower_axes(ax: Axes) -> Axes:
@@ -349,6 +453,10 @@ def comparison(
         ["metric", "k", *columns, "difference", "difference_low", "difference_high"],
         "compare",
     )
+    if isinstance(names, str):
+        raise TypeError(
+            f"names must be a pair of names, e.g. names=('A', 'B'), not one str {names!r}"
+        )
     if len(names) != 2:
         raise ValueError(f"names must name the two agents, got {list(names)}")
     rows = frame[frame["metric"] == metric]
@@ -404,5 +512,5 @@ def comparison(
     )
     below.set_ylabel(f"difference in {label}")
     below.set_xlabel("k")
-    integer_ticks(below)
+    _whole_ks(below, k)
     return ax
