@@ -418,8 +418,10 @@ def measured_vs_analytic(
     Each p has its colour, points and bars alike: a legend beside the Axes
     names up to eight, followed by what the marks are; past eight a colour
     bar gives p, and the key of the marks sits below the Axes. No key lies
-    on the data. The title says what is drawn, unless `ax` has a title
-    already.
+    on the data; a layout engine (:func:`~passk_lab.plots.style` turns on matplotlib's
+    constrained layout) makes room for the keys, and a figure with no
+    layout engine keeps them when saved with ``bbox_inches="tight"``. The
+    title says what is drawn, unless `ax` has a title already.
 
     Examples
     --------
