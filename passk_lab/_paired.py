@@ -10,6 +10,7 @@ two sides' per-task estimates.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -24,7 +25,7 @@ from passk_lab._mean_intervals import paired_interval
 from passk_lab._typing import Floats, Ints
 from passk_lab._warnings import warn
 
-__all__ = ["examples", "paired_table"]
+__all__ = ["Pairing", "examples", "pair", "paired_table", "pairing_table"]
 
 
 def examples(tasks: pd.Index) -> str:
@@ -94,6 +95,29 @@ def _weighted_correlation(tasks: Ints, a: Floats, b: Floats) -> Floats:
     return correlation
 
 
+@dataclass(frozen=True)
+class Pairing:
+    """The tasks two tallies share, as cells: each distinct ``(n_a, c_a, n_b, c_b)`` of a task.
+
+    ``tasks`` counts the tasks of each cell; ``only_a`` and ``only_b`` are
+    the tasks one side has and the other does not (dropped).
+    """
+
+    cells: Ints
+    tasks: Ints
+    only_a: pd.Index
+    only_b: pd.Index
+    errors: str
+
+
+def pair(first: Tally, second: Tally, unmatched: Literal["raise", "drop"] = "raise") -> Pairing:
+    """Match the tasks of two checked tallies (no groups): the one matching of a comparison."""
+    rows_a, rows_b, only_a, only_b = _match(first, second, unmatched)
+    joint = np.column_stack([first.n[rows_a], first.c[rows_a], second.n[rows_b], second.c[rows_b]])
+    cells, tasks = np.unique(joint, axis=0, return_counts=True)
+    return Pairing(cells, tasks.astype(np.int64), only_a, only_b, first.errors)
+
+
 def paired_table(
     first: Tally,
     second: Tally,
@@ -108,12 +132,31 @@ def paired_table(
     """Return :func:`compare`'s table of two checked tallies (no groups), at a checked level.
 
     The one computation of a paired comparison, for :func:`compare` and for
-    the pairs of a leaderboard (:func:`~passk_lab.pairwise`).
+    the pairs of a leaderboard (:func:`~passk_lab.pairwise`):
+    :func:`pairing_table` of their :func:`pair`.
     """
+    return pairing_table(
+        pair(first, second, unmatched),
+        ks,
+        confidence_level=confidence_level,
+        method=method,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
+
+
+def pairing_table(
+    pairing: Pairing,
+    ks: Iterable[int] | None,
+    *,
+    confidence_level: float,
+    method: Literal["auto", "bca", "percentile"] = "auto",
+    n_resamples: int = 10_000,
+    rng: int | np.random.Generator | None = None,
+) -> pd.DataFrame:
+    """Return :func:`compare`'s table of the tasks two tallies share, at a checked level."""
     level = confidence_level
-    rows_a, rows_b, only_a, only_b = _match(first, second, unmatched)
-    joint = np.column_stack([first.n[rows_a], first.c[rows_a], second.n[rows_b], second.c[rows_b]])
-    cells, tasks = np.unique(joint, axis=0, return_counts=True)
+    cells, tasks = pairing.cells, pairing.tasks
     n_a, c_a, n_b, c_b = cells.T
     largest = int(min(n_a.max(), n_b.max()))
     values_ks = k_values(ks, largest)
@@ -138,7 +181,6 @@ def paired_table(
         means: Floats = (tasks[:, None] * np.where(both, values, 0.0)).sum(axis=0) / counted
         return means
 
-    tasks = tasks.astype(np.int64)
     fewer = np.minimum(n_a, n_b)  # the blocks of k runs both sides hold
     low, high = paired_interval(difference, tasks, fewer, np.tile(values_ks, 2), level)
     if method != "auto":
@@ -177,8 +219,8 @@ def paired_table(
         confidence_level=level,
         method=method,
         n_resamples=n_resamples,
-        errors=first.errors,
-        only_in_a=list(only_a),
-        only_in_b=list(only_b),
+        errors=pairing.errors,
+        only_in_a=list(pairing.only_a),
+        only_in_b=list(pairing.only_b),
     )
     return table

@@ -19,9 +19,9 @@ import pandas as pd
 from passk_lab._bootstrap import BOOTSTRAP_METHODS
 from passk_lab._checks import confidence
 from passk_lab._data.rules import ErrorPolicy
-from passk_lab._data.tally import Tally, as_tally
+from passk_lab._data.tally import as_tally
 from passk_lab._interval_policy import IntervalSpec, curve_intervals
-from passk_lab._paired import paired_table
+from passk_lab._paired import pair, pairing_table
 from passk_lab._typing import Floats, Ints
 
 __all__ = ["compare"]
@@ -87,7 +87,9 @@ def compare(
         ``value_a - value_b`` (pass@1 is the k = 1 row), with its paired
         interval; ``correlation`` is the Pearson correlation of the two
         agents' per-task estimates. The intervals are NaN, with a warning,
-        where fewer than two tasks count.
+        where fewer than two tasks count. ``attrs["method"]`` is the
+        difference's interval method (`method`), ``attrs["agent_interval_method"]``
+        that of each agent's own interval (``"auto"``, the curve's default).
 
     Raises
     ------
@@ -115,6 +117,8 @@ def compare(
        k  value_a_low  value_a_high  value_b_low  value_b_high
     0  1        0.874         0.922        0.650         0.716
     1  4        0.600         0.735        0.142         0.257
+    >>> table.attrs["method"], table.attrs["agent_interval_method"]
+    ('auto', 'auto')
     """
     level = confidence(confidence_level)
     if method != "auto" and method not in BOOTSTRAP_METHODS:
@@ -122,57 +126,59 @@ def compare(
             f"method must be one of auto, {', '.join(BOOTSTRAP_METHODS)}; got {method!r}"
         )
     spec = IntervalSpec.of("auto", level, n_resamples, rng)
-    first = as_tally(runs_a, None, errors=errors)
-    second = as_tally(runs_b, None, errors=errors)
-    table = paired_table(
-        first,
-        second,
+    pairing = pair(
+        as_tally(runs_a, None, errors=errors), as_tally(runs_b, None, errors=errors), unmatched
+    )
+    table = pairing_table(
+        pairing,
         ks,
         confidence_level=level,
         method=method,
         n_resamples=n_resamples,
         rng=rng,
-        unmatched=unmatched,
     )
-    n_a, c_a, n_b, c_b = _shared_cells(first, second)
+    n_a, c_a, n_b, c_b = pairing.cells.T
     fewer = np.minimum(n_a, n_b)
-    values_ks = table["k"].to_numpy(dtype=np.int64)[: len(table) // 2]
     for side, (n, c) in (("a", (n_a, c_a)), ("b", (n_b, c_b))):
-        low, high = _own_limits(n, c, fewer, values_ks, spec)
+        low, high = _own_limits(n, c, pairing.tasks, fewer, table, spec)
         place = list(table.columns).index(f"value_{side}") + 1
         table.insert(place, f"value_{side}_low", low)
         table.insert(place + 1, f"value_{side}_high", high)
+    table.attrs["agent_interval_method"] = spec.method
     return table
 
 
-def _shared_cells(first: Tally, second: Tally) -> tuple[Ints, Ints, Ints, Ints]:
-    """Per task both tallies hold: the runs and passes of each side, ``n_a, c_a, n_b, c_b``."""
-    in_b = pd.Index(second.labels["task"]).get_indexer(pd.Index(first.labels["task"]))
-    rows_a = np.flatnonzero(in_b >= 0)
-    rows_b = in_b[rows_a]
-    return first.n[rows_a], first.c[rows_a], second.n[rows_b], second.c[rows_b]
-
-
 def _own_limits(
-    n: Ints, c: Ints, fewer: Ints, ks: Ints, spec: IntervalSpec
+    n: Ints, c: Ints, tasks: Ints, fewer: Ints, table: pd.DataFrame, spec: IntervalSpec
 ) -> tuple[Floats, Floats]:
-    """One agent's interval per row of compare's table: pass^k at every k, then pass@k.
+    """One agent's interval on each row of compare's table, by the row's metric and k.
 
-    At k the agent's tasks count where both agents have at least k runs
-    (`fewer` is the smaller of the two runs per task): the curve's interval
-    policy applied to them, once per set of tasks counted.
+    The agent's cells are `n` runs and `c` passes of `tasks` tasks each. At k
+    they count where both agents have at least k runs (`fewer` is the smaller
+    of the two runs of a cell): the curve's interval policy applied to them,
+    once per set of tasks counted.
     """
-    low = np.full(2 * len(ks), np.nan)
-    high = np.full(2 * len(ks), np.nan)
+    ks = np.unique(table["k"].to_numpy(dtype=np.int64))
     thresholds = np.unique(fewer)
     counted_from = np.searchsorted(thresholds, ks)  # the tasks counted at k: fewer >= this
+    limits: dict[tuple[str, int], tuple[float, float]] = {}
     for which in np.unique(counted_from):
-        columns = np.flatnonzero(counted_from == which)
+        at = ks[counted_from == which]
         rows = fewer >= thresholds[which]
-        cells, tasks = np.unique(np.column_stack([n[rows], c[rows]]), axis=0, return_counts=True)
-        intervals = curve_intervals(
-            cells[:, 0], cells[:, 1], tasks.astype(np.int64), ks[columns], spec
-        )
-        low[columns], high[columns] = intervals.pass_pow_k
-        low[len(ks) + columns], high[len(ks) + columns] = intervals.pass_at_k
-    return low, high
+        cells, place = np.unique(np.column_stack([n[rows], c[rows]]), axis=0, return_inverse=True)
+        counts = np.bincount(place.ravel(), weights=tasks[rows]).astype(np.int64)
+        intervals = curve_intervals(cells[:, 0], cells[:, 1], counts, at, spec)
+        for metric, (low, high) in (
+            ("pass_pow_k", intervals.pass_pow_k),
+            ("pass_at_k", intervals.pass_at_k),
+        ):
+            limits.update(
+                {
+                    (metric, int(k)): (float(lo), float(hi))
+                    for k, lo, hi in zip(at, low, high, strict=True)
+                }
+            )
+    ends = np.array(
+        [limits[metric, int(k)] for metric, k in zip(table["metric"], table["k"], strict=True)]
+    ).reshape(-1, 2)
+    return ends[:, 0], ends[:, 1]

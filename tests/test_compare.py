@@ -211,3 +211,30 @@ def test_ids_written_as_text_on_one_side_get_the_fix_that_pairs_them():
         pk.compare(a_text, b, [1])
     fixed = pk.compare(a_text, b.assign(task=b["task"].astype(str)), [1])
     pd.testing.assert_frame_equal(fixed, pk.compare(a, b, [1]))
+
+
+def test_the_metadata_names_the_differences_method_and_the_agents_own():
+    a, b = correlated_agents(30, 3, seed=5)
+    boot = pk.compare(a, b, method="bca", n_resamples=200, rng=0)
+    assert boot.attrs["method"] == "bca"  # the difference's interval
+    assert boot.attrs["agent_interval_method"] == "auto"  # each agent's own
+    closed = pk.compare(a, b)
+    own = [f"value_{side}_{end}" for side in "ab" for end in ("low", "high")]
+    pd.testing.assert_frame_equal(boot[own], closed[own])  # whatever the difference's method
+    assert closed.attrs["agent_interval_method"] == "auto"
+
+
+def test_an_agents_own_interval_goes_to_its_rows_metric_and_k_wherever_the_row_is():
+    from passk_lab._interval_policy import IntervalSpec
+    from passk_lab.compare import _own_limits
+
+    a, b = correlated_agents(30, 4, seed=6)
+    table = pk.compare(a, b)
+    counts = pk.tally(a)
+    n, c = counts["n"].to_numpy(), counts["c"].to_numpy()
+    tasks = np.ones(len(n), dtype=np.int64)
+    spec = IntervalSpec.of("auto", 0.95, 200, None)
+    shuffled = table.sample(frac=1, random_state=0)
+    low, high = _own_limits(n, c, tasks, n, shuffled, spec)
+    np.testing.assert_allclose(low, shuffled["value_a_low"], rtol=1e-12)
+    np.testing.assert_allclose(high, shuffled["value_a_high"], rtol=1e-12)

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
@@ -88,6 +89,13 @@ def _whole_ks(ax: Axes, ks: Floats) -> None:
         ax.set_xlim(only - 0.5, only + 0.5)
 
 
+def _figure_of(ax: Axes) -> Figure:
+    """Return the figure `ax` draws in."""
+    figure = ax.get_figure(root=True)
+    assert figure is not None  # an Axes one draws on is in a figure
+    return figure
+
+
 def _groups_key(ax: Axes, groups: list[Artist], title: str, room: float) -> float:
     """Draw the groups' key right of `ax`, in the fewest columns that keep it `room` inches high.
 
@@ -105,7 +113,7 @@ def _groups_key(ax: Axes, groups: list[Artist], title: str, room: float) -> floa
             ncols=columns,
             alignment="left",
         )
-        height = key.get_window_extent().height / key.get_figure(root=True).dpi
+        height = key.get_window_extent().height / _figure_of(ax).dpi
         if height <= room or columns >= len(groups):
             return height
         columns += 1
@@ -120,7 +128,7 @@ def _place_keys(ax: Axes, groups: list[Artist], title: str, styles: list[Artist]
     its fonts), so that no layout of the figure makes the two overlap; where
     both are taller than the axes, the styles' key reaches below them.
     """
-    figure = ax.get_figure(root=True)
+    figure = _figure_of(ax)
     height = _groups_key(ax, groups, title, ax.get_window_extent().height / figure.dpi)
     styles_key = Legend(
         ax,
