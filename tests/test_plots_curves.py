@@ -421,3 +421,11 @@ def test_comparison_at_a_single_k_ticks_that_k(compared):
     below = ax.figure.axes[-1]
     ax.figure.canvas.draw()
     assert [tick.get_text() for tick in below.get_xticklabels()] == ["3"]
+    assert bands(below) == []  # a band of one k would show nothing
+    rows = one[one["metric"] == "pass_pow_k"]
+    ((x, low, high),) = error_bars(below)
+    assert x.tolist() == [3]
+    np.testing.assert_allclose(
+        [low[0], high[0]], rows[["difference_low", "difference_high"]].iloc[0]
+    )
+    assert texts(below.get_legend())[1] == "paired 95% CI"

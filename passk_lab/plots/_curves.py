@@ -506,15 +506,15 @@ def comparison(
         color="0.25",
         label=f"{first} \N{MINUS SIGN} {second}",
     )
-    band = below.fill_between(
-        k,
-        rows["difference_low"].to_numpy(dtype=np.float64),
-        rows["difference_high"].to_numpy(dtype=np.float64),
-        color="0.5",
-        alpha=0.3,
-        lw=0,
-        label=f"paired {level}",
-    )
+    ends = rows[["difference_low", "difference_high"]].to_numpy(dtype=np.float64)
+    band: Artist
+    if len(np.unique(k)) > 1:
+        band = below.fill_between(
+            k, ends[:, 0], ends[:, 1], color="0.5", alpha=0.3, lw=0, label=f"paired {level}"
+        )
+    else:  # a band of one k has no width: its interval is an error bar
+        below.vlines(k, ends[:, 0], ends[:, 1], color="0.25", lw=1.4)
+        band = _bar_key("0.25", f"paired {level}")
     below.legend(
         handles=[difference, band], loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0
     )
