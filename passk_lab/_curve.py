@@ -42,6 +42,9 @@ of pass^k and of pass@k, and their copies with the uncounted cells masked)."""
 _ROW_BYTES = 256
 """Bytes a curve holds per (group, k): the table's row (16 columns) and the Python integer
 that lists the k."""
+_PREDICTED_BYTES = 48
+"""Bytes the beta-binomial prediction holds per k up to the largest: its running product of
+ratios (the ks, the ratios' terms, the ratios and their product)."""
 
 
 def means(cells: Cells, values: Floats) -> tuple[Floats, Floats]:
@@ -195,6 +198,36 @@ def _warn_rejected(cells: Cells, group: int, p_value: float, most: int) -> None:
     )
 
 
+def _check_ks(cells: Cells, asked_ks: list[Ints], predict_to: int, fitted: bool) -> None:
+    """Refuse, before they are listed, ks the curve would not fit in the memory budget.
+
+    The curve holds the asked ks and every k above a group's largest up to
+    `predict_to` (the count checked is at least as many as it holds); with
+    `fitted`, the beta-binomial prediction also holds a value for every k up
+    to the largest.
+    """
+    asked = len(np.unique(np.concatenate(asked_ks)))
+    smallest = min(int(ks.max()) for ks in asked_ks)
+    check_size(
+        "the curve",
+        (asked + max(0, predict_to - smallest),),
+        _CELL_BYTES * len(cells.n) + _ROW_BYTES * len(cells.starts),
+        f"give a smaller predict_to: the curve predicts every k from the largest asked "
+        f"({smallest:,}) up to it",
+        names=("ks",),
+    )
+    if fitted:
+        largest = max(predict_to, *(int(ks.max()) for ks in asked_ks))
+        check_size(
+            "the beta-binomial prediction",
+            (largest,),
+            _PREDICTED_BYTES,
+            f"ask for a smaller largest k (predict_to, or ks): the prediction at k = "
+            f"{largest:,} takes every k below it",
+            names=("ks",),
+        )
+
+
 def curve_table(
     cells: Cells,
     group_ks: list[Ints],
@@ -213,6 +246,7 @@ def curve_table(
     tasks than the first k does.
     """
     asked_ks = group_ks
+    _check_ks(cells, asked_ks, predict_to, spec is not None)
     group_ks = [np.union1d(ks, np.arange(ks.max() + 1, predict_to + 1)) for ks in group_ks]
     all_ks = np.unique(np.concatenate(group_ks))
     asked = np.stack([np.isin(all_ks, ks) for ks in asked_ks])

@@ -17,6 +17,7 @@ import passk_lab as pk
 from passk_lab import io
 from passk_lab._checks import MEMORY_BUDGET
 from passk_lab.cli import main
+from passk_lab.report import write_report
 
 
 @pytest.fixture
@@ -171,6 +172,18 @@ def test_a_range_of_ks_too_large_to_hold_is_refused_with_its_size(capsys, runs_f
     assert f"the curve would hold {10**30:,} ks" in line
 
 
+@pytest.mark.parametrize("command", ["analyze", "report"])
+def test_a_predict_to_too_large_to_hold_is_refused_with_its_size(
+    tmp_path, capsys, runs_file, command
+):
+    out = [] if command == "analyze" else ["--out", str(tmp_path / "report")]
+    line = refused([command, str(runs_file), "--predict-to", str(10**9), *out], capsys)
+    assert f"would hold {10**9:,} ks" in line
+    assert f"more than the {MEMORY_BUDGET // 1024**3} GiB" in line
+    assert "predict_to" in line
+    assert not (tmp_path / "report").exists()
+
+
 def test_a_k_no_integer_holds_is_refused(capsys, runs_file):
     line = refused(["analyze", str(runs_file), "--k", str(10**23)], capsys)
     assert (
@@ -187,10 +200,18 @@ def test_bootstrap_resamples_too_many_to_hold_are_refused_with_their_size(capsys
     assert "ask for fewer resamples" in line
 
 
-def test_the_library_refuses_the_same_sizes_before_allocating():
+def test_the_library_refuses_the_same_sizes_before_allocating(tmp_path):
     runs = pk.simulate_coin(seed=42)
     with pytest.raises(ValueError, match=r"the curve would hold 100,000,000 ks"):
         pk.reliability_curve(runs, range(1, 10**8 + 1))
+    with pytest.raises(ValueError, match=r"the curve would hold 1,000,000,000 ks .*predict_to"):
+        pk.reliability_curve(runs, predict_to=10**9)
+    # a few ks, the largest far up: the beta-binomial prediction takes every k below it
+    with pytest.raises(ValueError, match=r"prediction would hold 1,000,000,000 ks at 48 bytes"):
+        pk.reliability_curve(runs, [1, 10**9])
+    with pytest.raises(ValueError, match=r"prediction would hold 1,000,000,000 ks at 48 bytes"):
+        write_report(runs, tmp_path / "report", predict_to=10**9)
+    assert not (tmp_path / "report").exists()
     with pytest.raises(ValueError, match=r"would hold 100,000,000 resamples x \d+ statistics"):
         pk.reliability_curve(runs, [1, 5], method="percentile", n_resamples=10**8)
     # one k per row, far below the budget: still computed, and the warning stays one short line
