@@ -757,7 +757,7 @@ def _command(
     """Add the command `name`, run by `handler` (None: it has commands of its own)."""
     parser = commands.add_parser(name, formatter_class=_Help, **options)
     if handler is not None:
-        parser.set_defaults(handler=handler, prog=parser.prog)
+        parser.set_defaults(handler=handler, prog=parser.prog, options=parser)
     return parser
 
 
@@ -1106,10 +1106,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     # what the readers and estimators warned of, as plain lines, each once (a leaderboard's
     # table of pairs warns of the same dropped tasks as the leaderboard)
     for message in dict.fromkeys(str(warning.message) for warning in caught):
-        print(f"{command}: warning: {message}", file=sys.stderr)
+        print(f"{command}: warning: {_with_options(message, args.options)}", file=sys.stderr)
     if error is not None:
-        parser.exit(2, f"{command}: error: {error}\n")
+        parser.exit(2, f"{command}: error: {_with_options(error, args.options)}\n")
     return status
+
+
+_KEYWORD = re.compile(r"(?<![\w.-])([a-z][a-z_]*)=(?!=)(?=([^\s,;)]?))|\bnamed in (by)\b")
+"""A keyword of the library in a message: ``run=`` or ``predict_to=2``, or "named in by"."""
+
+_KEYWORD_DESTS = {**_READ_OPTIONS, "n_resamples": "resamples", "rng": "seed"}
+"""The library's keywords whose options have another dest than the keyword itself."""
+
+
+def _with_options(text: str, parser: argparse.ArgumentParser) -> str:
+    """Return a message of the library with the options its keywords are on the command line.
+
+    Each keyword of `parser`'s options the message names (``run=``, ``by='task'``, "named in
+    by") is listed once at the end: " (on the command line: run= is --run)", unless the
+    message names that option itself. A one-letter keyword counts only without a value
+    (``n=)``): ``n=3`` is a count, not the option.
+    """
+    options = {
+        action.dest: max(action.option_strings, key=len)
+        for action in parser._actions
+        if action.option_strings and action.dest != "help"
+    }
+    keywords = {name: name for name in options} | {
+        keyword: dest for keyword, dest in _KEYWORD_DESTS.items() if dest in options
+    }
+    named = []
+    for found in _KEYWORD.finditer(text):
+        keyword = found[1] or found[3]
+        if keyword not in keywords or re.search(rf"{options[keywords[keyword]]}\b", text):
+            continue  # not an option, or one the message names itself
+        if found[3] or len(keyword) > 1 or not found[2]:
+            named.append(keyword)
+    listed = [f"{keyword}= is {options[keywords[keyword]]}" for keyword in dict.fromkeys(named)]
+    return f"{text} (on the command line: {', '.join(listed)})" if listed else text
 
 
 _REFUSED = (

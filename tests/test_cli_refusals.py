@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -16,7 +17,7 @@ import pytest
 import passk_lab as pk
 from passk_lab import io
 from passk_lab._checks import MEMORY_BUDGET
-from passk_lab.cli import main
+from passk_lab.cli import _parser, _with_options, main
 from passk_lab.report import write_report
 
 
@@ -293,3 +294,87 @@ def test_the_command_itself_piped_to_head_is_one_line_and_exit_2(long_runs_file)
         err = process.stderr.read().decode()
     assert process.wait() == 2
     assert err == CLOSED
+
+
+# --- the library's keywords told as the command line's options --------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "told"),
+    [
+        (["--run", "trial"], "run= is --run"),
+        (["--by", "nosuch"], "by= is --by"),
+        (["--passed", "passed", "--reward", "run"], "passed= is --passed, reward= is --reward"),
+    ],
+)
+def test_a_refusal_naming_a_keyword_ends_with_its_option_once(capsys, runs_file, args, told):
+    line = refused(["analyze", str(runs_file), *args], capsys)
+    assert line.endswith(f" (on the command line: {told})")
+    assert line.count("on the command line") == 1
+
+
+def test_a_report_refusal_names_predict_to_as_its_option(tmp_path, capsys, runs_file):
+    out = tmp_path / "report"
+    line = refused(
+        ["report", str(runs_file), "--k", "4", "--predict-to", "2", "--out", str(out)], capsys
+    )
+    assert "predict_to=2 is below" in line
+    assert line.endswith(" (on the command line: predict_to= is --predict-to)")
+
+
+def test_a_refusal_that_names_its_option_itself_gets_no_second_mention(tmp_path, capsys):
+    path = tmp_path / "runs.csv"
+    pd.DataFrame({"problem": [0, 0], "run": [0, 1], "passed": [True, False]}).to_csv(
+        path, index=False
+    )
+    line = refused(["analyze", str(path)], capsys)
+    assert "name it with task='...' (--task on the command line)" in line
+    assert line.count("on the command line") == 1
+
+
+def command_options(*args):
+    """Return the parser of a command, as main gives it to a message."""
+    return _parser().parse_args(list(args)).options
+
+
+@pytest.mark.parametrize(
+    ("text", "told"),
+    [
+        ("choose one with filter=", "filter= is --lm-eval-filter"),
+        ("3 runs left out under errors='exclude'", "errors= is --errors"),
+        ("no column 'k' (given as n=); give confidence_level=0.9", "n= is --n, confidence_level="),
+        ("by='model' has 1 group; named in by", "by= is --by"),
+        ("ask for more (n_resamples=10)", "n_resamples= is --resamples"),
+    ],
+)
+def test_keywords_map_to_the_options_of_the_command_that_ran(text, told):
+    shown = _with_options(text, command_options("analyze", "runs.csv"))
+    assert shown.startswith(text)
+    assert shown.removeprefix(text).startswith(f" (on the command line: {told}")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a task with n=3 runs and c=1 passes",  # one letter with a value: a count
+        "pass common_tasks=True to count every k",  # no option of the command
+        "x == 1 and --by=model",  # a comparison, an option as typed
+    ],
+)
+def test_what_is_no_keyword_of_an_option_is_left_alone(text):
+    assert _with_options(text, command_options("analyze", "runs.csv")) == text
+
+
+def test_a_warning_the_command_line_shows_names_the_option(monkeypatch, capsys, runs_file):
+    def read(*args, **kwargs):
+        warnings.warn(
+            "kept every run; give errors='exclude' to leave some out", RuntimeWarning, stacklevel=2
+        )
+        return pk.simulate_coin(seed=42)
+
+    monkeypatch.setattr(io, "read", read)
+    assert main(["analyze", str(runs_file), "--to", "csv"]) == 0
+    assert (
+        "passk-lab analyze: warning: kept every run; give errors='exclude' to leave some out "
+        "(on the command line: errors= is --errors)\n" in capsys.readouterr().err
+    )
