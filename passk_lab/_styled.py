@@ -22,9 +22,6 @@ if TYPE_CHECKING:
 
 __all__ = ["styled"]
 
-_P_DIGITS = 3
-"""The fewest decimals a p-value shows, whatever the table's digits."""
-
 _COUNTS = frozenset(
     {"k", "tasks", "runs", "successes", "passes", "failures", "errored", "timed_out", "count"}
     | {"gof_df", "tie_group", "rank", "rank_low", "rank_high"}
@@ -149,7 +146,7 @@ def styled(
     for name in map(str, frame.columns):
         if name.endswith(P_VALUES) and label(name) in shown.columns:
             shown[label(name)] = pd.Series(
-                [p_value_text(float(value), max(places, _P_DIGITS)) for value in frame[name]],
+                [p_value_text(float(value)) for value in frame[name]],
                 dtype="str",
             )
     groups = {label(name) for name in _group_names(frame)}

@@ -82,20 +82,21 @@ def level_text(level: float) -> str:
     return f"{level * 100:.6g}%"
 
 
-def p_value_text(value: float, digits: int = 3) -> str:
-    """Return a p-value to `digits` decimals, one below ``10**-digits`` as ``"<0.001"``.
+def p_value_text(value: float) -> str:
+    """Return a p-value to two significant digits, trailing zeros kept; empty for NaN.
+
+    One rule for every table, sentence and summary: ``0.10`` stays ``0.10``
+    beside ``0.098``, and a small p-value keeps its size (``2.8e-09``), with
+    no cut-off such as ``<0.001``.
 
     Examples
     --------
-    >>> [p_value_text(p) for p in [0.0425, 2.8e-09, 1.0, float("nan")]]
-    ['0.043', '<0.001', '1.000', '']
+    >>> [p_value_text(p) for p in [0.0425, 0.1, 0.098, 2.8e-09, 1.0, float("nan")]]
+    ['0.042', '0.10', '0.098', '2.8e-09', '1.0', '']
     """
     if math.isnan(value):
         return ""
-    smallest = 10.0**-digits
-    if value < smallest:
-        return f"<{smallest:.{digits}f}"
-    return f"{value:.{digits}f}"
+    return f"{float(f'{value:.12g}'):#.2g}"
 
 
 def value_text(value: object) -> str:

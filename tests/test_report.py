@@ -3,6 +3,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -17,10 +18,20 @@ import pytest
 from conftest import TAU_BENCH
 
 import passk_lab as pk
+from passk_lab._summary import p_value_text
 from passk_lab.cli import main
 from passk_lab.report import export, labelled, metadata, to_html, to_latex, to_markdown
-from passk_lab.report._page import _slugs
-from passk_lab.report._tables import guard_formulas
+from passk_lab.report._page import (
+    _checked,
+    _coverage,
+    _fit_tables,
+    _given_kind,
+    _groups_named,
+    _num,
+    _slugs,
+    _table,
+)
+from passk_lab.report._tables import _rows, guard_formulas
 
 TODAY = datetime.now(UTC).date().isoformat()
 
@@ -202,10 +213,13 @@ def test_labelled_says_the_level_with_its_digits_and_no_end_rounds_to_minus_zero
 def test_latex_is_escaped_for_pdflatex_by_one_rule_for_reports_and_styled_tables():
     fit = pk.fit_betabinom(pd.DataFrame({"task": range(4), "n": 6, "c": 3}))  # tasks alike
     latex = pk.report.to_latex(labelled(fit.to_frame()).assign(shape="\N{INFINITY}"))
-    assert r"$\alpha$" in latex and "\N{GREEK SMALL LETTER ALPHA}" not in latex
-    assert r"$\infty$" in latex and "\N{INFINITY}" not in latex
+    assert r"$\alpha$" in latex
+    assert "\N{GREEK SMALL LETTER ALPHA}" not in latex
+    assert r"$\infty$" in latex
+    assert "\N{INFINITY}" not in latex
     styled = pk.styled(fit.to_frame(), escape="latex").to_latex()
-    assert r"$\infty$" in styled and r"$\alpha$" in styled
+    assert r"$\infty$" in styled
+    assert r"$\alpha$" in styled
 
 
 def test_metadata_says_what_a_reader_needs(curve):
@@ -332,7 +346,11 @@ def test_report_with_groups_draws_each_groups_runs(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["report", str(tmp_path / "runs.csv"), "--out", str(out), "--by", "model"]) == 0
     printed = capsys.readouterr().out
-    assert printed.startswith("Wrote 21 files to ")  # and the leaderboard's 4 tables
+    # the leaderboard's 4 tables among them, and the folder as it was given
+    assert printed.splitlines() == [
+        f"Wrote 21 files to {out}{os.sep}",
+        f"The report: {out / 'report.html'}",
+    ]
     names = {path.name for path in out.iterdir()}
     assert "outcome_heatmap-model-gpt-4o.png" in names  # kept as it is: a file name can hold it
     # "/" cannot be in a file name: the name changed, so a hash of the group follows
@@ -554,8 +572,8 @@ def test_a_grouped_page_leads_with_each_groups_sentence_and_counts_shared_tasks_
     tasks = {name: set(agent["task"]) for name, agent in agents.items()}
     shared = set.intersection(*tasks.values())
     said = (
-        f"{len(set.union(*tasks.values()))} tasks, {len(shared)} of them run by both groups of "
-        f"model; {len(runs)} runs in all; 5 runs errored or timed out, counted as failures"
+        f"{len(set.union(*tasks.values()))} tasks, {len(shared)} of them run by both models; "
+        f"{len(runs)} runs in all; 5 runs errored or timed out, counted as failures"
     )
     assert f"<dt>runs</dt><dd>{said}</dd>" in text
     counts = [f"{name} ({len(agent)} runs)" for name, agent in agents.items()]
@@ -584,7 +602,7 @@ def test_two_models_of_the_same_tasks_are_those_tasks_run_by_both(tmp_path):
     )
     pk.report.write_report(pk.tally(runs, "model"), tmp_path, **OPTIONS)
     text = (tmp_path / "report.html").read_text()
-    assert "<dt>runs</dt><dd>8 tasks, each run by both groups of model; 48 runs in all</dd>" in text
+    assert "<dt>runs</dt><dd>8 tasks, each run by both models; 48 runs in all</dd>" in text
     assert "tasks: 16" not in text
 
 
@@ -634,9 +652,9 @@ def test_the_curve_table_marks_a_bootstrap_that_gave_way_and_counts_tasks_of_the
     gave_way = curve["interval_method"].str.contains("no width")
     assert gave_way.any()
     assert not gave_way.all()
-    assert [row[-1] for row in rows] == [
-        "percentile bootstrap*" if way else "percentile bootstrap" for way in gave_way
-    ]
+    # one method, marked once per row, named once below the table
+    assert [row[-1] for row in rows] == ["a*" if way else "a" for way in gave_way]
+    assert "Intervals: a: percentile bootstrap." in page.paragraphs
     assert any(text.startswith("* The bootstrap interval") for text in page.paragraphs)
     left_out = curve["n_tasks_excluded"]
     assert left_out.any()  # a task of gpt-4o has fewer counted runs than k
@@ -917,7 +935,8 @@ def test_report_of_runs_with_costs_has_a_cost_section_per_agent_and_cost(tmp_pat
                     readings.append(
                         f"For model {model}, at k = 4, each task that passes all 4 runs costs "
                         f"{cost / pow_k:.3g} in usd: 4 runs of a task cost {cost:.3g} usd, and "
-                        f"pass<sup>4</sup> is {pow_k:.3g}."
+                        f"pass<sup>4</sup> is {pow_k:.3g}. {len(agent) - 1} of {len(agent)} runs "
+                        "recorded a cost; a task's cost is the mean of its runs that did."
                     )
     assert table.columns.tolist() == [
         "model", "k", "pass_pow_k",
@@ -932,7 +951,8 @@ def test_report_of_runs_with_costs_has_a_cost_section_per_agent_and_cost(tmp_pat
         assert reading in text
     _, rows = Page(text).table("costs")  # usd's: three significant digits, as read
     usd = table["cost_usd"].tolist()
-    assert [row[2] for row in rows] == [f"{value:.3g}" for value in usd]
+    # three significant digits of the value to 12 digits, so float noise rounds no way
+    assert [row[2] for row in rows] == [f"{float(f'{value:.12g}'):.3g}" for value in usd]
     shown = re.findall(r"<h3>(Cost in [^<]*)</h3>", text)
     assert shown == [
         "Cost in usd (model a)",
@@ -943,3 +963,194 @@ def test_report_of_runs_with_costs_has_a_cost_section_per_agent_and_cost(tmp_pat
 def test_report_of_runs_without_costs_has_no_cost_section(tau_report):
     assert not list(tau_report.glob("costs.*"))
     assert "Cost" not in Page((tau_report / "report.html").read_text()).headings
+
+
+def fit_of(counts, n):
+    """A fit's one-row frame, of tasks that passed `counts` of `n` runs each."""
+    tasks = pd.DataFrame({"task": range(len(counts)), "n": n, "c": counts})
+    return pk.fit_betabinom(tasks).to_frame()
+
+
+def test_an_inflated_fit_of_alike_tasks_reads_its_point_masses_first():
+    fit = fit_of([0] * 12 + [2] * 3 + [3] * 6 + [4] * 4 + [5] * 3 + [6] * 12, 6)
+    row = fit.iloc[0]
+    assert row["fitted_model"] == "inflated"
+    assert math.isinf(row["alpha"])
+    never, always = f"{row['zero_share']:.0%}", f"{row['one_share']:.0%}"
+    section = "\n".join(_fit_tables(fit, [], [""]))
+    assert (
+        f"<p>{never} of tasks never pass, {always} always pass; the rest pass alike, each run "
+        f"with chance {row['mean']:.3f}.</p>"
+    ) in section
+    assert "look alike" not in section
+    header, rows = Page(section).table("betabinom")
+    assert rows[0][header.index("model fitted")] == "zero/one-inflated binomial"
+    assert {"never pass", "always pass"} <= set(Page(section).tables[1][0])
+
+
+def test_a_fit_of_one_run_per_task_says_it_cannot_tell_and_shows_no_nan():
+    runs = pk.simulate_coin(p=0.6, tasks=30, k=1, seed=3)
+    fit = pk.fit_betabinom(runs).to_frame()
+    assert math.isnan(fit.loc[0, "alpha"])
+    section = "\n".join(_fit_tables(fit, [], [""]))
+    assert (
+        "<p>With 1 run per task the fit cannot tell whether tasks differ in difficulty: pass@1 "
+        f"is {runs['passed'].mean():.3f}.</p>"
+    ) in section
+    assert "look alike" not in section
+    header, rows = Page(section).table("betabinom")
+    assert not [cell for cell in rows[0] if "nan" in cell.lower()]
+    assert rows[0][header.index("\N{GREEK SMALL LETTER ALPHA}")] == "\N{EM DASH}"
+
+
+def test_a_fit_with_infinite_shapes_is_named_the_binomial_beside_its_sentence():
+    fit = pk.fit_betabinom(pk.simulate_coin(seed=42)).to_frame()
+    assert math.isinf(fit.loc[0, "alpha"])
+    section = "\n".join(_fit_tables(fit, [], [""]))
+    header, rows = Page(section).table("betabinom")
+    assert rows[0][header.index("model fitted")] == "binomial"
+    assert "the best fit is the binomial" in section
+
+
+def test_under_exclude_the_coverage_table_counts_the_runs_the_tables_count():
+    runs = mixed_runs()
+    summary, _ = _checked(runs, "model", "exclude")
+    recorded = summary.with_errors().to_frame()
+    _, table = _coverage(recorded, summary.to_frame(), ["model"], "exclude")
+    for _, row in table.iterrows():
+        agent = runs[runs["model"] == row["model"]]
+        kept = agent[agent["error"].isna()]  # the runs the tables count
+        per_task = kept.groupby("task").size()
+        assert row["runs"] == len(kept)
+        assert row["tasks"] == kept["task"].nunique()
+        assert row["errored or timed out"] == agent["error"].notna().sum()
+        assert row["tasks left out"] == agent["task"].nunique() - kept["task"].nunique()
+        fewest, most = per_task.min(), per_task.max()
+        assert row["runs per task"] == (str(most) if fewest == most else f"{fewest} to {most}")
+    assert (table["runs"] < table["runs"] + table["errored or timed out"]).any()
+
+
+@pytest.mark.parametrize(
+    ("by", "count", "said"),
+    [
+        (["model"], 2, "both models"),
+        (["model"], 3, "all 3 models"),
+        (["user_model"], 2, "both groups (user_model)"),
+        (["model", "domain"], 6, "all 6 groups (model, domain)"),
+    ],
+)
+def test_the_groups_are_named_as_a_reader_counts_them(by, count, said):
+    assert _groups_named(by, count) == said
+
+
+def test_groups_that_share_no_task_are_said_so_not_counted_as_zero():
+    runs = pd.concat(
+        [
+            pk.simulate_coin(p=0.8, tasks=4, k=2, seed=1).assign(model="a"),
+            pk.simulate_coin(p=0.6, tasks=4, k=2, seed=2).assign(
+                model="b", task=lambda t: t.task + 4
+            ),
+        ]
+    )
+    summary, _ = _checked(runs, "model", "fail")
+    said, _ = _coverage(summary.with_errors().to_frame(), summary.to_frame(), ["model"], "fail")
+    assert said == "8 tasks; no task is run by both models; 16 runs in all"
+
+
+def test_the_note_without_a_heatmap_says_what_the_report_was_given():
+    runs = pk.simulate_coin(tasks=4, k=2, seed=1)
+    assert _given_kind(pk.tally(runs)) == "a tally"
+    matrix = pd.DataFrame(np.ones((3, 2), dtype=bool), index=pd.Index(range(3), name="task"))
+    assert _given_kind(matrix) == "an outcome matrix"
+    assert _given_kind(np.ones((3, 2), dtype=bool)) == "an outcome matrix"
+
+
+def test_one_number_rounds_one_way_whatever_its_float_noise():
+    noisy = [0.5425, np.nextafter(0.5425, 1.0), np.nextafter(0.5425, 0.0)]
+    cells = [row[0] for row in _rows(pd.DataFrame({"x": noisy}), 3)]
+    assert len(set(cells)) == 1
+    ends = pd.DataFrame({"x": noisy, "x_low": noisy, "x_high": noisy})
+    shown = labelled(ends)
+    assert len(set(shown["x CI"])) == 1
+    assert shown["x CI"].iloc[0] == f"[{cells[0]}, {cells[0]}]"
+    assert len({_num(value, ".3g") for value in noisy}) == 1
+
+
+def test_p_values_read_alike_in_tables_sentences_and_summaries():
+    fit = fit_of([0] * 3 + [1] * 4 + [2] * 5 + [3] * 4 + [4] * 4, 4)
+    shown = labelled(fit)
+    value = fit.loc[0, "lr_pvalue"]
+    assert shown.loc[0, "tasks alike p"] == f"{value:#.2g}"  # two digits, trailing zeros kept
+    assert p_value_text(0.1) == "0.10"
+    assert p_value_text(1.0) == "1.0"
+    assert p_value_text(2.8e-09) == "2.8e-09"
+
+
+def test_a_table_with_no_interval_keeps_one_row_of_names():
+    page = _table(pd.DataFrame({"model": ["a"], "tasks": [3]}))
+    assert "<tr></tr>" not in page
+    assert page.count("<tr>") == 2  # the names, and the one row
+    assert 'rowspan="2"' not in page
+
+
+@pytest.fixture(scope="module")
+def tau2_like(tmp_path_factory):
+    """A tau2-like report: agent errors, a termination reason, a long file name, a rare cost."""
+    runs = pk.simulate_coin(p=0.7, tasks=8, k=3, seed=7)
+    runs["error"] = None
+    runs["error_kind"] = None
+    ended = [1, 5, 9]
+    runs.loc[ended, ["error", "error_kind", "passed"]] = ["max_steps", "agent", False]
+    runs["termination_reason"] = "user_stop"
+    runs.loc[ended, "termination_reason"] = "max_steps"
+    name = "gpt-4.1-2025-04-14_telecom_no-user_gpt-4.1-2025-04-14_4trials_5tasks_long.json"
+    runs["file"] = name
+    runs["cost_usd"] = np.nan
+    runs.loc[0, "cost_usd"] = 0.0
+    folder = tmp_path_factory.mktemp("tau2_like")
+    pk.report.write_report(runs, folder, source=name, k=[1, 3], n_resamples=200)
+    return SimpleNamespace(runs=runs, text=(folder / "report.html").read_text(), name=name)
+
+
+def test_runs_that_ended_on_the_agents_error_are_counted_and_not_called_no_error(tau2_like):
+    page = Page(tau2_like.text)
+    assert (
+        "3 runs ended on the agent's own error (error_kind agent): such a run measured the "
+        "agent, and counts as a failed run under either error policy."
+    ) in page.paragraphs
+    assert "No run errored or timed out." not in page.paragraphs
+    assert "No other run errored or timed out." in page.paragraphs
+
+
+def test_a_long_file_name_is_listed_once_and_a_runs_outcome_is_not_described(tau2_like):
+    text = tau2_like.text
+    assert text.count("<dt>file</dt>") == 0  # the input line names it already
+    assert "<dt>termination_reason</dt>" not in text
+    assert f"<dt>input</dt><dd>{tau2_like.name}</dd>" in text
+
+
+def test_a_cost_few_runs_recorded_is_said_and_prices_nothing(tau2_like):
+    page = Page(tau2_like.text)
+    runs = len(tau2_like.runs)
+    assert (
+        f"Only 1 of {runs} runs recorded a cost in usd: too few to price passk, so no table is "
+        "shown (costs.csv holds the figures)."
+    ) in page.paragraphs
+    assert "all 1 run" not in tau2_like.text
+    assert "\N{INFINITY}" not in tau2_like.text.split('id="costs"')[1]
+
+
+def test_predictions_that_stop_at_the_ks_asked_are_not_said_to_go_past_them(tau2_like, coin_report):
+    assert "Both go past" not in tau2_like.text  # k = 1, 3 of 3 runs: predicted to 3 alone
+    assert "Both go past the ks measured, to k = 10." in coin_report[2]
+
+
+def test_no_table_on_the_page_has_an_empty_header_row(tau2_like, grouped):
+    for text in (tau2_like.text, grouped.text):
+        assert "<tr></tr>" not in text
+
+
+def test_an_inflated_fits_expected_counts_are_not_headed_beta_binomial():
+    counts = pk.success_counts(pd.DataFrame({"task": range(4), "n": 3, "c": [0, 3, 1, 2]}))
+    assert "fit expected" in labelled(counts).columns
+    assert not [name for name in labelled(counts).columns if "beta-binomial" in name]

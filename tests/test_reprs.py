@@ -245,7 +245,7 @@ def test_the_fit_repr_says_an_infinite_shape_means_tasks_alike() -> None:
     passed = pk.simulate_coin(seed=42)["passed"]
     assert text == (
         f"BetaBinomialFit(model='betabinom', mean={passed.mean():g}, icc=0, alpha=inf, "
-        f"beta=inf, lr_pvalue=1.000, n_tasks=40, n_runs={len(passed)})"
+        f"beta=inf, lr_pvalue=1.0, n_tasks=40, n_runs={len(passed)})"
     )
     cells = _cells(fit._repr_html_())
     assert cells["alpha"] == cells["beta"] == "\N{INFINITY} (tasks alike)"
@@ -268,12 +268,13 @@ def test_the_fit_summary_gives_its_shapes_likelihoods_and_tests() -> None:
     assert cells["binomial log-likelihood"] == f"{fit.binomial_log_likelihood:.2f}"
     statistic = 2 * (fit.betabinom_log_likelihood - fit.binomial_log_likelihood)
     assert statistic > 30  # tasks differ: the binomial is rejected past any 3-decimal p
-    assert cells["LR test p (binomial, icc 0)"] == "&lt;0.001"
+    assert fit.lr_pvalue < 1e-4  # two significant digits keep its size: 1.5e-10, not <0.001
+    assert cells["LR test p (binomial, icc 0)"] == f"{fit.lr_pvalue:.1e}"
     assert cells["tasks"] == "80"
     assert cells["runs"] == "480"
     text = repr(fit)
     assert f"alpha={number(alpha)}, beta={number(beta)}" in text
-    assert "lr_pvalue=<0.001" in text
+    assert f"lr_pvalue={fit.lr_pvalue:.1e}" in text
 
 
 def test_a_fit_that_is_not_identified_says_so() -> None:

@@ -11,6 +11,7 @@ import pytest
 
 import passk_lab as pk
 from passk_lab._labels import interval_label, label
+from passk_lab.report import labelled
 from passk_lab.report._tables import html_text
 
 EXPONENT = re.compile(r"\d[eE][+-]?\d")
@@ -116,20 +117,23 @@ def test_counts_read_as_integers_and_small_p_values_as_a_bound() -> None:
     assert _column(html, "share") == ["0.428", "1.000"]
     assert _column(html, "ones") == ["1.000", "0.000"]
     assert _column(html, _shown("cost_usd")) == ["2.000", "4.000"]
-    assert _column(html, _shown("p_value")) == ["&lt;0.001", "0.043"]
+    assert _column(html, _shown("p_value")) == ["2.8e-09", "0.043"]  # two significant digits
     assert _column(html, "gap") == ["0.000", ""]  # no negative zero; a missing value is empty
     assert _column(pk.styled(table, digits=4).to_html(), _shown("p_value")) == [
-        "&lt;0.0001",
-        "0.0425",
+        "2.8e-09",
+        "0.043",
     ]
-    assert not EXPONENT.search(html.split("<tbody>")[1])
+    assert not EXPONENT.search(html.split("<tbody>")[1].replace("2.8e-09", ""))
 
 
-def test_p_values_keep_three_decimals_at_any_digits() -> None:
-    table = pd.DataFrame({"share": [0.4286, 0.6], "p_value": [2.8e-09, 0.04251]})
+def test_p_values_keep_two_significant_digits_at_any_digits() -> None:
+    p_values = [2.8e-09, 0.04251, 0.1, 0.098, 1.0]
+    table = pd.DataFrame({"share": [0.4286, 0.6, 0.2, 0.3, 0.4], "p_value": p_values})
     html = pk.styled(table, digits=0).to_html()
-    assert _column(html, "share") == ["0", "1"]
-    assert _column(html, _shown("p_value")) == ["&lt;0.001", "0.043"]
+    assert _column(html, "share") == ["0", "1", "0", "0", "0"]
+    # two significant digits, trailing zeros kept, no cut-off: as the report's tables show them
+    assert _column(html, _shown("p_value")) == ["2.8e-09", "0.043", "0.10", "0.098", "1.0"]
+    assert _column(html, _shown("p_value")) == labelled(table)["p"].tolist()
 
 
 def test_a_share_column_with_a_missing_value_keeps_its_decimals() -> None:
@@ -239,7 +243,9 @@ def test_latex_sets_what_pdflatex_has_no_glyph_for_in_math() -> None:
     assert r"$\alpha$ & $\beta$" in latex
     assert r"fit $\chi^2$" in latex
     assert r"$\infty$ & $\infty$" in latex  # the alike tasks' shapes
-    assert r"$<$0.001" in latex  # the mixed tasks' test of tasks alike
+    mixed_p = pk.fit_betabinom(mixed).lr_pvalue
+    assert mixed_p < 1e-3
+    assert f" {mixed_p:.1e} " in latex  # the mixed tasks' test of tasks alike, to 2 digits
     body = latex.split(r"\midrule")[1]
     assert not [char for char in body if ord(char) > 127 and char not in "\N{EN DASH}"]
     curve = pk.reliability_curve(runs, [5])

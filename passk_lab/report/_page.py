@@ -31,17 +31,24 @@ from passk_lab._choices import RESAMPLING_METHODS
 from passk_lab._curve import with_costs
 from passk_lab._data.costs import COST_PREFIX, task_costs
 from passk_lab._data.grid import grid_frame, run_grid
-from passk_lab._data.rules import By, ErrorPolicy, by_columns, display, is_dask_frame
+from passk_lab._data.rules import (
+    By,
+    ErrorPolicy,
+    by_columns,
+    display,
+    is_dask_frame,
+    table_kind,
+)
 from passk_lab._data.tally import Tally, as_tally
 from passk_lab._interval_policy import IntervalMethod
 from passk_lab._labels import INTERVAL_LABELS, LABELS, interval_label, interval_name, label
-from passk_lab._summary import level_text
+from passk_lab._summary import level_text, p_value_text
 from passk_lab._version import __version__
 from passk_lab._warnings import warn
 from passk_lab.estimators import error_sensitivity, reliability_curve
 from passk_lab.heterogeneity import fit_betabinom, success_counts
 from passk_lab.leaderboard import ranks_and_tests
-from passk_lab.report._tables import export, html_text, labelled, metadata, to_html
+from passk_lab.report._tables import _fixed, export, html_text, labelled, metadata, to_html
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -58,6 +65,11 @@ _HASH_LENGTH = 10
 """Hex digits of the hash that sets apart groups whose names a file name cannot keep."""
 _EVERY_K = 20
 """A report shows every k up to this; above it, only the ks of a 1-2-5 series (see _shown_ks)."""
+
+
+def _num(value: float, spec: str) -> str:
+    """Return `value` in the format `spec`, first to 12 significant digits: no float noise."""
+    return format(float(f"{value:.12g}"), spec)
 
 
 def _shown_ks(most: int, last: int | None = None) -> list[int]:
@@ -322,10 +334,10 @@ def _reading(board: pd.DataFrame, pairs: pd.DataFrame, by: list[str]) -> str:
         )
         return (
             f"At k = {k}, {names[best]}'s {_at(metric, k)} "
-            f"exceeds {names[keys[1]]}'s by {sign * pair['difference']:.3f} "
+            f"exceeds {names[keys[1]]}'s by {_num(sign * pair['difference'], '.3f')} "
             f"({level_text(level)} CI "
-            f"[{ends[0]:.3f}, {ends[1]:.3f}]); the paired sign-flip test (p = "
-            f"{pair['p_value']:.2g}, {_how(pair['test'])}) {verdict}."
+            f"[{_num(ends[0], '.3f')}, {_num(ends[1], '.3f')}]); the paired sign-flip test (p = "
+            f"{p_value_text(pair['p_value'])}, {_how(pair['test'])}) {verdict}."
         )
     by_tests = (
         f"the paired sign-flip tests, Holm-adjusted over the pairs at the {level_text(level)} level"
@@ -467,7 +479,7 @@ def _cost_table(curve: pd.DataFrame, summary: Tally, costs: pd.DataFrame) -> pd.
 
 def _amount(value: float) -> str:
     """Return a cost as a reader reads it: three significant digits, whole numbers from 1,000."""
-    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+    return f"{_num(value, ',.0f')}" if abs(value) >= 1000 else f"{_num(value, '.3g')}"
 
 
 def _cost_text(value: float) -> str:
@@ -490,17 +502,18 @@ def _cost_reading(rows: pd.DataFrame, name: str, group: str) -> str:
         return f"No task{f' of {where}' if group else ''} recorded a cost in {unit}."
     row = priced.iloc[-1]
     k, cost, share = int(row["k"]), float(row[name]), float(row["pass_pow_k"])
-    runs = f"{k} run" if k == 1 else f"{k} runs"
+    runs = "1 run" if k == 1 else f"{k} runs"
+    every = "its 1 run" if k == 1 else f"all {k} runs"
     start = f"For {where}, at k = {k}" if group else f"At k = {k}"
     if share == 0:
         return (
-            f"{start}, no task passes all {runs} (pass<sup>{k}</sup> is 0), so no cost per such "
+            f"{start}, no task passes {every} (pass<sup>{k}</sup> is 0), so no cost per such "
             f"task can be given; {runs} of a task cost {_amount(cost)} {unit}."
         )
     return (
-        f"{start}, each task that passes all {runs} costs "
+        f"{start}, each task that passes {every} costs "
         f"{_amount(cost / share)} in {unit}: {runs} of a task cost {_amount(cost)} {unit}, and "
-        f"pass<sup>{k}</sup> is {share:.3g}."
+        f"pass<sup>{k}</sup> is {_num(share, '.3g')}."
     )
 
 
@@ -509,8 +522,38 @@ def _group_name(by: list[str], key: Iterable[Hashable]) -> str:
     return ", ".join(f"{name} {display(value)}" for name, value in zip(by, key, strict=True))
 
 
-def _cost_section(table: pd.DataFrame, by: list[str]) -> list[str]:
-    """Return the page's cost section: per group and cost, its table over the ks and a reading."""
+def _priced_runs(
+    runs: object, by: list[str], names: list[str]
+) -> dict[tuple[Hashable, ...], tuple[int, dict[str, int]]]:
+    """Return per group its runs, and how many of them recorded each cost column."""
+    assert isinstance(runs, pd.DataFrame) or is_dask_frame(runs)
+    frame: Any = runs
+    flags = frame[names].notna().astype("int64").assign(_runs=1)
+    for name in by:
+        flags[name] = frame[name]
+    if by:
+        sums = flags.groupby(by, sort=False).sum()
+        sums = sums.compute() if is_dask_frame(sums) else sums
+        rows = {key if isinstance(key, tuple) else (key,): row for key, row in sums.iterrows()}
+    else:
+        total = flags.sum()
+        rows = {(): total.compute() if is_dask_frame(flags) else total}
+    return {
+        key: (int(row["_runs"]), {name: int(row[name]) for name in names})
+        for key, row in rows.items()
+    }
+
+
+def _cost_section(
+    table: pd.DataFrame,
+    by: list[str],
+    priced: dict[tuple[Hashable, ...], tuple[int, dict[str, int]]],
+) -> list[str]:
+    """Return the page's cost section: per group and cost, its table over the ks and a reading.
+
+    A cost that fewer than half of a group's runs recorded prices nothing:
+    its table is left out, and a sentence says how many runs recorded it.
+    """
     names = [
         name
         for name in table.columns
@@ -519,19 +562,31 @@ def _cost_section(table: pd.DataFrame, by: list[str]) -> list[str]:
     parts = ['<h2 id="costs">Cost</h2>']
     groups = table.groupby(by, sort=False) if by else [((), table)]
     for key, rows in groups:
-        group = _group_name(by, key if isinstance(key, tuple) else (key,))
+        values = key if isinstance(key, tuple) else (key,)
+        group = _group_name(by, values)
         where = f" ({group})" if group else ""
+        total, recorded = priced[values]
         for name in names:
             unit = name.removeprefix(COST_PREFIX)
+            heading = f"<h3>Cost in {html.escape(unit)}{html.escape(where)}</h3>"
+            some = f"{recorded[name]:,} of {_plural(total, 'run')}"
+            if 2 * recorded[name] < total:
+                parts += [
+                    heading,
+                    f"<p>Only {some} recorded a cost in {html.escape(unit)}: too few to price "
+                    "pass<sup>k</sup>, so no table is shown (costs.csv holds the figures).</p>",
+                ]
+                continue
+            told = (
+                f"All {_plural(total, 'run')} recorded a cost."
+                if recorded[name] == total
+                else f"{some} recorded a cost; a task's cost is the mean of its runs that did."
+            )
             columns = ["k", "pass_pow_k", name, f"{name}_per_pass_pow_k", f"pass_pow_k_per_{unit}"]
             shown = labelled(rows[columns].reset_index(drop=True))
             for column in columns[2:]:
                 shown[label(column)] = [_cost_text(value) for value in rows[column]]
-            parts += [
-                f"<h3>Cost in {html.escape(unit)}{html.escape(where)}</h3>",
-                f"<p>{_cost_reading(rows, name, group)}</p>",
-                _table(shown),
-            ]
+            parts += [heading, f"<p>{_cost_reading(rows, name, group)} {told}</p>", _table(shown)]
     return parts
 
 
@@ -556,8 +611,14 @@ def _shown(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _table(frame: pd.DataFrame) -> str:
-    """Return a labelled table for the page: intervals under their estimates, in its box."""
-    return f'<div class="table">\n{to_html(_shown(frame))}\n</div>'
+    """Return a labelled table for the page: intervals under their estimates, in its box.
+
+    A table with no interval beside its estimate keeps one row of names.
+    """
+    shown = _shown(frame)
+    if not any(sub for _, sub in shown.columns):
+        shown = frame
+    return f'<div class="table">\n{to_html(shown)}\n</div>'
 
 
 _PREDICTIONS = ["p_pow_k", "p_pow_k_low", "p_pow_k_high", "betabinom_pow_k"]
@@ -600,15 +661,29 @@ def _curve_tables(measured: pd.DataFrame, curve: pd.DataFrame, by: list[str]) ->
             f"{n} of {n + out}" for n, out in zip(tasks, left_out, strict=True)
         ]
     methods = [str(name).partition(" (") for name in measured["interval_method"]]
-    shown["interval"] = [f"{interval_name(used)}{'*' if rest else ''}" for used, _, rest in methods]
+    used = list(dict.fromkeys(method for method, _, _ in methods))
+    codes = {method: chr(ord("a") + index) for index, method in enumerate(used)}
+    gave_way = any(rest for _, _, rest in methods)
     notes = []
-    if any(rest for _, _, rest in methods):
+    if len(used) > 1 or gave_way:  # a short mark per row, its method said once below
+        shown["interval"] = [f"{codes[method]}{'*' if rest else ''}" for method, _, rest in methods]
+        legend = "; ".join(f"{codes[method]}: {interval_name(method)}" for method in used)
+        notes.append(f"<p>Intervals: {html.escape(legend)}.</p>")
+    elif used:
+        notes.append(f"<p>Every interval here is {html.escape(interval_name(used[0]))}.</p>")
+    if gave_way:
         notes.append(
             "<p>* The bootstrap interval of pass@k or pass<sup>k</sup> had no width at that k "
             "(every resample gave the same value), and the closed-form interval stands in for "
             "it; curve.csv names it.</p>"
         )
     predicted = labelled(curve[[*by, "k", *_PREDICTIONS]].reset_index(drop=True))
+    last = int(measured["k"].max()) if len(measured) else 0
+    beyond = (
+        f" Both go past the ks measured, to k = {int(curve['k'].max()):,}."
+        if curve["k"].max() > last
+        else ""
+    )
     return [
         f'<h2 id="curve">{_TABLE_HEADINGS["curve"]}</h2>',
         _table(shown),
@@ -617,53 +692,85 @@ def _curve_tables(measured: pd.DataFrame, curve: pd.DataFrame, by: list[str]) ->
         "tasks differ</h2>",
         "<p>(pass@1)<sup>k</sup> is what pass<sup>k</sup> would be if every run of every task "
         "passed independently with one chance; the beta-binomial prediction lets tasks differ "
-        "in difficulty (its fit is below). Both go past the runs measured.</p>",
+        f"in difficulty (its fit is below).{beyond}</p>",
         _table(predicted),
     ]
 
 
 def _fit_reading(fit: pd.Series, name: str) -> str:
-    """Return what a beta-binomial fit says, as a sentence: how much its tasks differ."""
+    """Return what a beta-binomial fit says, as a sentence: how much its tasks differ.
+
+    An inflated fit is read first, its point masses before its Beta part; a fit
+    of one run per task (``alpha`` NaN) cannot tell alike tasks from differing
+    ones, and says so.
+    """
     where = f"{html.escape(name)}: " if name else ""
-    if not np.isfinite(fit["alpha"]):
+    alike = not np.isfinite(fit["alpha"]) and not np.isnan(fit["alpha"])
+    if fit["fitted_model"] == "inflated":
+        never, always = _num(fit["zero_share"], ".0%"), _num(fit["one_share"], ".0%")
+        masses = f"{never} of tasks never pass, {always} always pass"
+        rest = (
+            f"the rest pass alike, each run with chance {_fixed(fit['mean'], 3)}"
+            if alike
+            else f"the rest differ with ICC {_fixed(fit['icc'], 3)}"
+        )
+        says = f"{masses}; {rest}"
+    elif np.isnan(fit["alpha"]):
+        runs = fit["n_runs"] / fit["n_tasks"] if fit["n_tasks"] else 0
+        per_task = "1 run per task" if runs == 1 else "these runs"
+        says = (
+            f"with {per_task} the fit cannot tell whether tasks differ in difficulty: "
+            f"pass@1 is {_fixed(fit['mean'], 3)}"
+        )
+    elif alike:
         says = (
             "the tasks look alike: the best fit is the binomial, every task with one chance "
-            f"({fit['mean']:.3f}) of passing a run (\N{GREEK SMALL LETTER ALPHA} and "
+            f"({_fixed(fit['mean'], 3)}) of passing a run (\N{GREEK SMALL LETTER ALPHA} and "
             "\N{GREEK SMALL LETTER BETA} infinite, ICC 0)"
-        )
-    elif fit["fitted_model"] == "inflated":
-        says = (
-            f"{fit['zero_share']:.0%} of tasks never pass and {fit['one_share']:.0%} always "
-            f"pass; the rest differ with ICC {fit['icc']:.3f}"
         )
     elif fit["lr_pvalue"] <= 0.05:
         says = (
-            f"tasks differ in difficulty (ICC {fit['icc']:.3f}); the binomial, which takes them "
-            f"alike, is rejected (p = {fit['lr_pvalue']:.2g})"
+            f"tasks differ in difficulty (ICC {_fixed(fit['icc'], 3)}); the binomial, which "
+            f"takes them alike, is rejected (p = {p_value_text(fit['lr_pvalue'])})"
         )
     else:
         says = (
-            f"tasks may differ (ICC {fit['icc']:.3f}), but not measurably more than alike tasks "
-            f"would (p = {fit['lr_pvalue']:.2g})"
+            f"tasks may differ (ICC {_fixed(fit['icc'], 3)}), but not measurably more than "
+            f"alike tasks would (p = {p_value_text(fit['lr_pvalue'])})"
         )
     if fit["rejected"]:
         says += (
-            f"; the fit itself is rejected (p = {fit['gof_pvalue']:.2g}): do not trust its "
-            "predictions past the runs measured"
+            f"; the fit itself is rejected (p = {p_value_text(fit['gof_pvalue'])}): do not "
+            "trust its predictions past the runs measured"
         )
     return f"{where}{says}."
+
+
+def _shape(value: float) -> str:
+    """Return a Beta shape for the fit's table: infinite as the sign, unidentified as a dash."""
+    if np.isnan(value):
+        return "\N{EM DASH}"
+    return "\N{INFINITY}" if np.isinf(value) else _num(value, ".3g")
+
+
+def _model_name(model: str, alpha: float) -> str:
+    """Return the model a fit chose, as a reader knows it: infinite shapes are the binomial."""
+    if np.isnan(alpha) and model != "inflated":
+        return "\N{EM DASH}"
+    if np.isinf(alpha):
+        return "zero/one-inflated binomial" if model == "inflated" else "binomial"
+    return _MODELS.get(model, model)
 
 
 def _fit_tables(table: pd.DataFrame, by: list[str], names: list[str]) -> list[str]:
     """Return the fit's section: its table, what each fit says, and the rest folded."""
     shown = labelled(table[[*by, *_FIT_SHOWN, *_FIT_TESTS]])
     for column in ("alpha", "beta"):
-        shown[LABELS[column]] = [
-            "\N{INFINITY}" if np.isinf(value) else f"{value:.3g}" for value in table[column]
-        ]
-    shown[LABELS["fitted_model"]] = table["fitted_model"].map(
-        lambda model: _MODELS.get(model, model)
-    )
+        shown[LABELS[column]] = [_shape(value) for value in table[column]]
+    shown[LABELS["fitted_model"]] = [
+        _model_name(str(model), alpha)
+        for model, alpha in zip(table["fitted_model"], table["alpha"], strict=True)
+    ]
     inflated = (table["fitted_model"] == "inflated").any()  # else no task is in a point mass
     details = labelled(
         table[[*by, *(name for name in _FIT_DETAILS if inflated or not name.endswith("_share"))]]
@@ -714,7 +821,7 @@ _TABLE_HEADINGS = {
 }
 _NO_HEATMAP = (
     "The outcome heatmap is left out: it draws every run of a pandas runs table, and this "
-    "report was given a tally, an outcome matrix or a Dask DataFrame."
+    "report was given {given}."
 )
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
@@ -737,6 +844,8 @@ details { margin: 0.5rem 0 1.5rem; }
 
 _RUN_COLUMNS = ("task", "run", "passed", "reward", "error", "error_kind", "timed_out")
 """The runs table's own columns: they hold the runs, not what the runs were of."""
+_OUTCOME_WORDS = frozenset({"reason", "status", "outcome", "result", "termination", "exit"})
+"""Words that make a column a run's outcome (termination_reason, exit_status): the runs' own."""
 _KNOWN_COLUMNS = (
     "model",
     "agent",
@@ -762,16 +871,20 @@ def _value_text(value: object) -> str:
     )
 
 
-def _describing(runs: object, by: list[str]) -> list[tuple[str, str]]:
+def _describing(runs: object, by: list[str], given: str) -> list[tuple[str, str]]:
     """Return the columns that describe a pandas runs table, each with its values in words.
 
     A column describes the runs when it is a grouping column, when it holds
     one value in each group (one in all, without groups) -- model, domain,
     the file, a seed -- or when it is one of :data:`_KNOWN_COLUMNS` with at
     most :data:`_FEW_VALUES` values. The runs' own columns (task, run, the
-    outcome, errors) and cost columns are not, nor a column of floating-point
-    numbers, which measures rather than names, nor one of lists or mappings.
-    A value with others beside it is given with its number of runs.
+    outcome, errors) and cost columns are not, nor a column that says how a
+    run ended -- a name with a word of :data:`_OUTCOME_WORDS`, such as
+    ``termination_reason`` -- even when every run ended alike, nor a column of
+    floating-point numbers, which measures rather than names, nor one of
+    lists or mappings, nor one whose one value is `given`, the input's name,
+    which the page says already. A value with others beside it is given with
+    its number of runs.
     """
     if not isinstance(runs, pd.DataFrame) or "run" not in runs.columns:
         return []
@@ -779,6 +892,8 @@ def _describing(runs: object, by: list[str]) -> list[tuple[str, str]]:
     for name in map(str, runs.columns):
         column = runs[name]
         if name in _RUN_COLUMNS or name.startswith(COST_PREFIX):
+            continue
+        if _OUTCOME_WORDS & set(re.split(r"[^a-z]+", name.lower())):
             continue
         if pd.api.types.is_float_dtype(column.dtype) or column.isna().all():
             continue
@@ -795,6 +910,8 @@ def _describing(runs: object, by: list[str]) -> list[tuple[str, str]]:
         known = name in _KNOWN_COLUMNS and len(values) <= _FEW_VALUES
         if not (name in by or single or known):
             continue
+        if len(values) == 1 and name not in by and str(display(values.index[0])) == given:
+            continue
         if len(values) == 1:
             text = _value_text(values.index[0])
         else:
@@ -802,6 +919,22 @@ def _describing(runs: object, by: list[str]) -> list[tuple[str, str]]:
             text = _listed(shown)
         described.append((name, text))
     return described
+
+
+def _given_kind(runs: object) -> str:
+    """Return what a report without the runs was given: a tally, an outcome matrix, Dask."""
+    if is_dask_frame(runs):
+        return "a Dask DataFrame"
+    if isinstance(runs, pd.DataFrame) and table_kind(runs.columns, runs.index.names) == "tally":
+        return "a tally"
+    return "an outcome matrix"
+
+
+def _agent_errors(runs: object) -> int:
+    """Return how many runs of a pandas runs table ended on the agent's own error."""
+    if not isinstance(runs, pd.DataFrame) or not {"error", "error_kind"} <= set(runs.columns):
+        return 0
+    return int((runs["error"].notna() & (runs["error_kind"] == "agent")).sum())
 
 
 def _input_kind(runs: object, source: str | None) -> str:
@@ -841,16 +974,17 @@ def _coverage(
     for key, part in groups:
         values = key if isinstance(key, tuple) else (key,)
         kept = counted.loc[part.index]
+        kept = kept[kept["n"] > 0]
         row: dict[str, object] = dict(zip(by, values, strict=True))
         row |= {
-            "tasks": len(part),
-            "runs": int(part["n"].sum()),
-            "runs per task": _per_task(part["n"]),
+            "tasks": len(kept),
+            "runs": int(kept["n"].sum()),
+            "runs per task": _per_task(kept["n"]) if len(kept) else "",
         }
         if errored:
             row["errored or timed out"] = int(part["n_errors"].sum())
         if errored and errors == "exclude":
-            row["tasks left out"] = int((kept["n"] == 0).sum())
+            row["tasks left out"] = len(part) - len(kept)
         rows.append(row)
     table = pd.DataFrame(rows)
     if not by:
@@ -860,13 +994,31 @@ def _coverage(
             table,
         )
     shared = int((ran.groupby("task", sort=False).size() == len(rows)).sum())
-    every = "both" if len(rows) == 2 else f"all {len(rows)}"
-    named = f"{every} groups of {', '.join(by)}"
+    named = _groups_named(by, len(rows))
     if shared == tasks:
         said = f"{_plural(tasks, 'task')}, each run by {named}"
+    elif shared == 0:
+        said = f"{_plural(tasks, 'task')}; no task is run by {named}"
     else:
         said = f"{_plural(tasks, 'task')}, {shared:,} of them run by {named}"
     return f"{said}; {_plural(runs, 'run')} in all{tail}", table
+
+
+def _groups_named(by: list[str], count: int) -> str:
+    """Return every group as a reader counts them: ``both models``, ``all 6 groups (a, b)``.
+
+    One grouping column whose name is a word gives its plural; others, or two
+    or more columns, are ``groups`` with the columns named.
+    """
+    every = "both" if count == 2 else f"all {count:,}"
+    if len(by) == 1 and re.fullmatch(r"[a-z]+", by[0]):
+        word = by[0]
+        if word.endswith(("s", "x", "ch", "sh")):
+            return f"{every} {word}es"
+        if word.endswith("y") and word[-2:-1] not in "aeiou":
+            return f"{every} {word[:-1]}ies"
+        return f"{every} {word}s"
+    return f"{every} groups ({', '.join(by)})"
 
 
 _JOINED_DASH = "\N{EN DASH}\N{WORD JOINER}"
@@ -874,7 +1026,7 @@ _JOINED_DASH = "\N{EN DASH}\N{WORD JOINER}"
 
 
 def _ci(low: float, high: float) -> str:
-    return f"{low:.2f}\N{EN DASH}{high:.2f}"
+    return f"{_num(low, '.2f')}\N{EN DASH}{_num(high, '.2f')}"
 
 
 def _interval_words(method: str, tasks: int) -> str:
@@ -912,22 +1064,23 @@ def _headline(rows: pd.DataFrame, counted: pd.DataFrame, name: str, level: str) 
                 f"{_interval_words(str(top['interval_method']), tasks)})"
             )
         return (
-            f"{where}ass@1 is {first:.2f}{interval}; with one run per task there is no "
+            f"{where}ass@1 is {_num(first, '.2f')}{interval}; with one run per task there is no "
             "pass<sup>k</sup> of k above 1."
         )
     exact = bool((ran["n"] == k).all())
     lower = value < first
     if exact:
-        share = f"{'yet only' if lower else 'and'} {value:.0%} of tasks pass all {k} runs"
+        share = f"{'yet only' if lower else 'and'} {_num(value, '.0%')} of tasks pass all {k} runs"
     else:
-        share = f"{'yet' if lower else 'and'} {k} runs of a task all pass with chance {value:.2f}"
+        chance = _num(value, ".2f")
+        share = f"{'yet' if lower else 'and'} {k} runs of a task all pass with chance {chance}"
     interval = ""
     if np.isfinite(top["pass_pow_k_low"]):
         interval = (
             f" (pass<sup>{k}</sup> {level} {_ci(top['pass_pow_k_low'], top['pass_pow_k_high'])}, "
             f"{_interval_words(str(top['interval_method']), tasks)})"
         )
-    return f"{where}ass@1 is {first:.2f}, {share}{interval}."
+    return f"{where}ass@1 is {_num(first, '.2f')}, {share}{interval}."
 
 
 def _method_words(method: str, n_resamples: int) -> str:
@@ -940,7 +1093,7 @@ def _method_words(method: str, n_resamples: int) -> str:
     binomial = INTERVAL_LABELS["clopper_pearson" if method == "auto" else method]
     return (
         f"{binomial} where every counted task has exactly k runs; elsewhere "
-        "Clopper\N{EN DASH}Pearson on an effective number of tasks (each row names its own)"
+        "Clopper\N{EN DASH}Pearson on an effective number of tasks (the curve table marks which)"
     )
 
 
@@ -1156,8 +1309,11 @@ def write_report(
     read), and ``model``, ``agent``, ``domain``, ``benchmark``,
     ``dataset``, ``split``, ``user_model``, ``provider`` and
     ``environment`` when they hold at most 5 values, each value with its
-    runs; floating-point columns, costs and the runs' own columns are left
-    out. With groups, a table gives each group's tasks, runs and errored
+    runs; floating-point columns, costs and the runs' own columns -- among
+    them those that say how a run ended, such as ``termination_reason`` --
+    are left out. Runs that ended on the agent's own error (``error_kind``
+    ``"agent"``) are counted in a sentence: they are failed runs under
+    either error policy. With groups, a table gives each group's tasks, runs and errored
     runs: what every table and figure counts. How the figures were
     computed -- level, intervals, error policy, ks, version, date -- is said
     once, in a block at the end; each CSV and Markdown file also carries
@@ -1371,8 +1527,7 @@ def write_report(
         f"<dt>runs</dt><dd>{html.escape(said)}</dd>",
         *(
             f"<dt>{html.escape(name)}</dt><dd>{html.escape(text)}</dd>"
-            for name, text in _describing(runs, groups_by)
-            if text != given or name in groups_by  # a reader's file column, once is enough
+            for name, text in _describing(runs, groups_by, given)
         ),
         "</dl>",
     ]
@@ -1382,10 +1537,18 @@ def write_report(
             "<p>Every table and figure below counts, for each group, these tasks and runs.</p>",
             _table(covered),
         ]
+    agents_own = _agent_errors(runs)
+    if agents_own:
+        parts.append(
+            f"<p>{_plural(agents_own, 'run')} ended on the agent's own error (error_kind "
+            "<code>agent</code>): such a run measured the agent, and counts as a failed run "
+            "under either error policy.</p>"
+        )
     if "n_errors" in recorded and not errored:
-        parts.append("<p>No run errored or timed out.</p>")
+        other = " other" if agents_own else ""
+        parts.append(f"<p>No{other} run errored or timed out.</p>")
     if states is None:
-        parts.append(f"<p>{_NO_HEATMAP}</p>")
+        parts.append(f"<p>{_NO_HEATMAP.format(given=_given_kind(runs))}</p>")
     parts += section
     for caption, data in images:
         parts += _image(caption, data, "h2")
@@ -1398,7 +1561,9 @@ def write_report(
     if errored:
         parts += _errors_tables(tables["errors"], groups_by, errored)
     if costs is not None:
-        parts += _cost_section(tables["costs"], groups_by)
+        cost_names = [name for name in costs.columns if name.startswith(COST_PREFIX)]
+        priced = _priced_runs(runs, groups_by, cost_names)
+        parts += _cost_section(tables["costs"], groups_by, priced)
     parts += _methods(curve, ranked, (shown_ks, predicted), n_resamples)
     parts += ["</body>", "</html>"]
     report = folder / "report.html"

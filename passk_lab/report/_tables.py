@@ -23,6 +23,7 @@ import pandas as pd
 
 from passk_lab._choices import RESAMPLING_METHODS
 from passk_lab._labels import LABELS, interval_label, label
+from passk_lab._summary import p_value_text
 from passk_lab._version import __version__
 
 __all__ = [
@@ -45,8 +46,12 @@ _SUFFIXES |= {".html": "html", ".htm": "html"}
 
 
 def _fixed(value: float, digits: int) -> str:
-    """Return `value` to `digits` decimals, a negative one that rounds to zero without its sign."""
-    text = f"{value:.{digits}f}"
+    """Return `value` to `digits` decimals, a negative one that rounds to zero without its sign.
+
+    The value is first taken to 12 significant digits, so that float noise (0.5425
+    stored as 0.54249999...) rounds one way in every table.
+    """
+    text = f"{float(f'{value:.12g}'):.{digits}f}"
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
@@ -415,7 +420,7 @@ def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
         if name == "metric":
             column = column.map(lambda value: LABELS.get(value, value))
         if name.endswith(P_VALUES):  # small p-values keep their size: 2.8e-09, not 0.000
-            column = column.map(lambda value: "" if value != value else f"{value:.2g}")
+            column = column.map(lambda value: p_value_text(float(value)))
             column = column.astype("str")
         columns[label(name)] = column
     table = pd.DataFrame(columns, index=frame.index)
