@@ -324,14 +324,20 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
-_SIDE = re.compile(r"\bruns_([ab])\b")
+_SIDE = re.compile(r"(?<=\bonly in )runs_([ab])(?= \()|\bruns_([ab])(?='s )")
+"""Where `compare` names a side: "only in runs_a (" and "runs_a's", as in passk_lab._paired."""
 _TEXT_IDS = re.compile(r"give both sides one kind, e\.g\. [^;]*")
 
 
 def _as_typed(text: str, names: Sequence[str]) -> str:
     """Return a message of `compare` with its sides (runs_a, runs_b) named as they were typed."""
     text = _TEXT_IDS.sub("give both sides one kind: ids all numbers or all text", text)
-    return _SIDE.sub(lambda side: f"{side[1].upper()} ({names['ab'.index(side[1])]})", text)
+
+    def typed(side: re.Match[str]) -> str:
+        letter = side[1] or side[2]
+        return f"{letter.upper()} ({names['ab'.index(letter)]})"
+
+    return _SIDE.sub(typed, text)
 
 
 def _compared(args: argparse.Namespace) -> tuple[list[pd.DataFrame], list[str]]:

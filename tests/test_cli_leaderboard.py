@@ -256,3 +256,15 @@ def test_compare_names_the_agents_of_one_file_by_their_column(runs, tmp_path, ca
     runs[(runs["model"] != "weak") | (runs["task"] < 29)].to_csv(path, index=False)
     line = refused(["compare", str(path), "--by", "model", "--a", "strong", "--b", "weak"], capsys)
     assert "1 task(s) appear only in A (model=strong) ('29') and 0 only in B (model=weak)" in line
+
+
+def test_compare_keeps_task_ids_that_read_like_a_side(tmp_path, capsys):
+    a = pd.DataFrame({"task": ["runs_a", "runs_b", "t"], "run": 0, "passed": [True, False, True]})
+    paths = [tmp_path / "one.csv", tmp_path / "two.csv"]
+    a.to_csv(paths[0], index=False)
+    a[a["task"] == "t"].to_csv(paths[1], index=False)
+    line = refused(["compare", *map(str, paths)], capsys)
+    assert (
+        f"2 task(s) appear only in A ({paths[0]}) ('runs_a', 'runs_b') and 0 only in B "
+        f"({paths[1]})" in line
+    )
