@@ -408,7 +408,7 @@ def _report(args: argparse.Namespace) -> int:
         _read_runs(args),
         out,
         k=args.k,
-        source=Path(args.runs_file).name,
+        source=Path(os.path.abspath(args.runs_file)).name or os.sep,
         title=args.title,
         force=args.force,
         formula_guard=args.formula_guard,
@@ -419,9 +419,21 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+_WILDCARD = re.compile(r"[*?[]")
+"""A glob pattern's wildcards."""
+
+
 def _stem(path: str) -> str:
-    """Return the name of a report of `path`: a file's name less its suffix, a folder's name."""
+    """Return the name of a report of `path`: a file's name less its suffix, a folder's name.
+
+    A glob pattern's name is its last part up to the first wildcard, less the separators it
+    ends in (``samples_gsm8k_2024*`` is ``samples_gsm8k_2024``), or, if that leaves nothing
+    (``logs/*.jsonl``), its folder's name.
+    """
     whole = Path(os.path.abspath(path))
+    if _WILDCARD.search(whole.name):
+        named = _WILDCARD.split(whole.name, maxsplit=1)[0].rstrip("_-. ")
+        return named or _stem(str(whole.parent))
     return (whole.name if whole.is_dir() else whole.stem) or "runs"
 
 

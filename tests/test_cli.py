@@ -187,6 +187,29 @@ def test_report_passes_its_options_on(monkeypatch, tmp_path, capsys):
     assert calls[-1][2]["source"] == build_tau2.FOLDER
 
 
+def test_report_of_the_current_folder_or_a_pattern_is_named_after_it(monkeypatch, tmp_path):
+    calls = []
+
+    def write_report(runs, out, **options):
+        calls.append((out, options["source"]))
+        return [Path(out) / "report.html"]
+
+    monkeypatch.setattr(report, "write_report", write_report)
+    monkeypatch.setattr(pk.io, "read", lambda *args, **options: simulate_coin(tasks=3, k=2))
+    folder = tmp_path / "lm logs"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    lm_eval = ["--format", "lm-eval"]
+    assert main(["report", ".", *lm_eval]) == 0
+    assert calls[-1] == (Path("report") / "lm logs", "lm logs")
+    assert main(["report", "samples_gsm8k_2024*", *lm_eval]) == 0
+    assert calls[-1][0] == Path("report") / "samples_gsm8k_2024"
+    assert main(["report", "samples_[ab]_*.jsonl", *lm_eval]) == 0
+    assert calls[-1][0] == Path("report") / "samples"
+    assert main(["report", str(folder / "*.jsonl"), *lm_eval]) == 0  # no name before it: the folder
+    assert calls[-1][0] == Path("report") / "lm logs"
+
+
 @pytest.mark.parametrize(
     ("options", "shown"),
     [
