@@ -252,6 +252,7 @@ def _plain(shown: pd.DataFrame, digits: int) -> list[str]:
     text = shown.to_string(
         index=False,
         float_format=lambda value: f"{value:.{digits}f}",
+        na_rep="",  # a value with no estimate: an empty cell, as in Markdown and the report
         col_space=wide,  # the labels hold spaces: set them apart
     )
     return text.splitlines()

@@ -338,3 +338,22 @@ def test_analyze_help_says_what_by_prints(capsys):
         "With --by, the table prints one block per group under a heading such as 'model = a'"
         in (text)
     )
+
+
+def test_the_plain_table_leaves_a_value_with_no_estimate_empty(tmp_path, capsys):
+    path = tmp_path / "runs.csv"
+    simulate_coin(tasks=6, k=3, seed=1).to_csv(path, index=False)
+    assert main(["analyze", str(path), "--predict-to", "4", "--resamples", "200"]) == 0
+    header, *rows = capsys.readouterr().out.splitlines()
+    assert "NaN" not in "\n".join(rows)
+    (predicted,) = [row for row in rows if row.split()[0] == "4"]
+    start = header.index(" pass^k ")
+    assert predicted[start : header.index("(pass@1)^k")].strip() == ""  # pass^k .. pass@k CI
+    everyone = tmp_path / "all.csv"  # every run passes: no spread, no correlation
+    pd.DataFrame({"task": [0, 0, 1, 1], "run": [0, 1] * 2, "passed": True}).to_csv(everyone)
+    other = tmp_path / "other.csv"
+    pd.DataFrame({"task": [0, 0, 1, 1], "run": [0, 1] * 2, "passed": [1, 0, 1, 1]}).to_csv(other)
+    assert main(["compare", str(everyone), str(other), "--k", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "correlation" in out
+    assert "NaN" not in out
