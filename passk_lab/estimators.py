@@ -237,6 +237,38 @@ def plugin_pow_k(
     return by_group(cells, values[:, 0], "plugin_pow_k")
 
 
+_CURVE_COLUMNS = (
+    "k",
+    "pass_pow_k",
+    "pass_pow_k_low",
+    "pass_pow_k_high",
+    "pass_at_k",
+    "pass_at_k_low",
+    "pass_at_k_high",
+    "p_pow_k",
+    "p_pow_k_low",
+    "p_pow_k_high",
+    "betabinom_pow_k",
+    "betabinom_fit_pvalue",
+    "n_tasks",
+    "n_tasks_excluded",
+    "n_runs_excluded",
+    "interval_method",
+)
+"""The columns of a reliability curve after its groups' (costs aside)."""
+
+
+def _check_by_names(by: Iterable[str]) -> None:
+    """Refuse a grouping column named as one of the curve's own columns."""
+    clash = [name for name in by if name in _CURVE_COLUMNS]
+    if clash:
+        raise ValueError(
+            f"by names {', '.join(map(repr, clash))}, which the curve has a column of its own "
+            f"for: rename that column of the runs, say to '{clash[0]}_group', and give "
+            f"by='{clash[0]}_group'"
+        )
+
+
 def reliability_curve(
     runs: pd.DataFrame | np.ndarray,
     ks: Iterable[int] | None = None,
@@ -413,6 +445,7 @@ def reliability_curve(
     spec = IntervalSpec.of(method, confidence_level, n_resamples, rng)
     last = 0 if predict_to is None else positive_int("predict_to", predict_to)
     summary = as_tally(runs, by, errors=errors)
+    _check_by_names(summary.by)
     costs = task_costs(runs, summary.by)  # checked before the curve is computed
     cells = Cells.from_tally(summary)
     if not isinstance(common_tasks, bool):

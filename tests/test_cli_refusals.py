@@ -378,3 +378,23 @@ def test_a_warning_the_command_line_shows_names_the_option(monkeypatch, capsys, 
         "passk-lab analyze: warning: kept every run; give errors='exclude' to leave some out "
         "(on the command line: errors= is --errors)\n" in capsys.readouterr().err
     )
+
+
+# --- a grouping column named as one of the curve's own -----------------------------------
+
+
+def test_a_by_column_named_as_a_column_of_the_curve_is_refused_naming_the_fix(tmp_path, capsys):
+    runs = pk.simulate_coin(tasks=4, k=2, seed=1)
+    plain = pk.reliability_curve(runs.assign(model="a"), by="model", n_resamples=200)
+    for name in plain.columns.drop("model"):
+        with pytest.raises(ValueError, match=rf"by names '{name}', which the curve has a column"):
+            pk.reliability_curve(runs.assign(**{name: "a"}), by=name)
+    path = tmp_path / "runs.csv"
+    runs.assign(k=1).to_csv(path, index=False)
+    line = refused(["analyze", str(path), "--by", "k"], capsys)
+    assert line.endswith(
+        "rename that column of the runs, say to 'k_group', and give by='k_group' "
+        "(on the command line: by= is --by)"
+    )
+    line = refused(["report", str(path), "--by", "k", "--out", str(tmp_path / "out")], capsys)
+    assert "by names 'k'" in line
