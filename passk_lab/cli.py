@@ -239,7 +239,7 @@ def _shown(
     if args.to == "csv":
         return str((guard_formulas(table) if args.formula_guard else table).to_csv(index=False))
     if args.to == "json":
-        return str(table.to_json(orient="records", indent=2)) + "\n"
+        return str(table.to_json(orient="records", indent=2, double_precision=15)) + "\n"
     shown = labelled(table.rename(columns=labels or {}))
     if args.to == "markdown":
         return to_markdown(shown, digits=digits) + "\n"

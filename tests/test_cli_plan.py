@@ -196,3 +196,8 @@ def test_a_bad_value_is_one_line_naming_its_option(capsys, args, shown):
     line = refused(args, capsys)
     assert line.startswith("passk-lab plan")
     assert shown in line
+
+
+def test_json_keeps_fifteen_decimals(capsys):
+    (row,) = json.loads(printed(["rate", "--target", "0.9", "--k", "5", "--to", "json"], capsys))
+    assert abs(row["required_p"] - 0.9 ** (1 / 5)) < 1e-15  # 10 decimals would be 4e-11 off
