@@ -459,6 +459,11 @@ def _pairs_table(pairs: pd.DataFrame) -> list[str]:
     the correlation of the pair's task values is in pairwise.csv.
     """
     shown = labelled(pairs.drop(columns=["metric", "test", "correlation"], errors="ignore"))
+    for column in ("agent A", "agent B"):  # an agent of two or more columns: a / b
+        shown[column] = [
+            " / ".join(map(str, map(display, agent))) if isinstance(agent, tuple) else agent
+            for agent in shown[column]
+        ]
     tests = _listed(sorted({_how(str(test)) for test in pairs["test"]}))
     metric = _listed(sorted({LABELS.get(str(name), str(name)) for name in pairs["metric"]}))
     return [
@@ -466,7 +471,7 @@ def _pairs_table(pairs: pd.DataFrame) -> list[str]:
         "k, its difference, interval and paired sign-flip test</summary>",
         f"<p>Each pair's difference in {html_text(metric)}, on the tasks every agent ran k "
         f"times, and its paired sign-flip test: {html.escape(tests)}.</p>",
-        _table(shown),
+        _table(shown, wrap=True),
         "</details>",
     ]
 
@@ -610,20 +615,23 @@ def _shown(frame: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
-def _table(frame: pd.DataFrame) -> str:
+def _table(frame: pd.DataFrame, *, wrap: bool = False) -> str:
     """Return a labelled table for the page: intervals under their estimates, in its box.
 
-    A table with no interval beside its estimate keeps one row of names.
+    A table with no interval beside its estimate keeps one row of names. With
+    `wrap` its text cells (an agent's name) may take more than one line.
     """
     shown = _shown(frame)
     if not any(sub for _, sub in shown.columns):
         shown = frame
-    return f'<div class="table">\n{to_html(shown)}\n</div>'
+    box = "table wrap" if wrap else "table"
+    return f'<div class="{box}">\n{to_html(shown)}\n</div>'
 
 
 _PREDICTIONS = ["p_pow_k", "p_pow_k_low", "p_pow_k_high", "betabinom_pow_k"]
 """The curve's predictions, in its predictions table."""
-_FIT_SHOWN = ["n_tasks", "n_runs", "mean", "icc", "alpha", "beta", "fitted_model"]
+_FIT_SHOWN = ["mean", "icc", "alpha", "beta", "fitted_model"]
+"""The fit's columns on the page; with groups, its tasks and runs are in the coverage table."""
 _FIT_TESTS = ["lr_pvalue", "gof_pvalue"]
 _FIT_DETAILS = [
     "zero_share",
@@ -634,8 +642,8 @@ _FIT_DETAILS = [
     "inflation_pvalue",
     "gof_statistic",
     "gof_df",
-    "rejected",
 ]
+"""The fit's details on the page, folded; whether the fit is rejected its sentence says."""
 _MODELS = {"betabinom": "beta-binomial", "inflated": "zero/one-inflated"}
 
 
@@ -764,7 +772,8 @@ def _model_name(model: str, alpha: float) -> str:
 
 def _fit_tables(table: pd.DataFrame, by: list[str], names: list[str]) -> list[str]:
     """Return the fit's section: its table, what each fit says, and the rest folded."""
-    shown = labelled(table[[*by, *_FIT_SHOWN, *_FIT_TESTS]])
+    counts = [] if by else ["n_tasks", "n_runs"]
+    shown = labelled(table[[*by, *counts, *_FIT_SHOWN, *_FIT_TESTS]])
     for column in ("alpha", "beta"):
         shown[LABELS[column]] = [_shape(value) for value in table[column]]
     shown[LABELS["fitted_model"]] = [
@@ -775,7 +784,6 @@ def _fit_tables(table: pd.DataFrame, by: list[str], names: list[str]) -> list[st
     details = labelled(
         table[[*by, *(name for name in _FIT_DETAILS if inflated or not name.endswith("_share"))]]
     )
-    details[LABELS["rejected"]] = table["rejected"].map({True: "yes", False: "no"})
     readings = [
         _fit_reading(fit, name) for (_, fit), name in zip(table.iterrows(), names, strict=True)
     ]
@@ -831,6 +839,7 @@ div.table { max-width: 100%; overflow-x: auto; margin: 0.5rem 0 1.5rem; }
 table { border-collapse: collapse; font-size: 0.9rem; }
 th, td { padding: 0.2rem 0.6rem; border-bottom: 1px solid #ddd; }
 td { white-space: nowrap; }
+div.wrap td[style$="left"] { white-space: normal; min-width: 9rem; }
 th { border-bottom: 2px solid #888; text-align: center; vertical-align: bottom;
      max-width: 10rem; font-weight: 600; }
 thead tr:first-child th[colspan] { border-bottom: 1px solid #888; }
