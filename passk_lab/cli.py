@@ -452,6 +452,10 @@ _PLAN_LABELS = {
 """How the plain table and Markdown label the planning tables' columns."""
 
 
+_PLAN_GIVEN = ("target", "p0", "confidence_level", "icc")
+"""The columns of the planning tables that hold a value given: shown as it was, not rounded."""
+
+
 _MOST_ROWS = 100_000
 """The most rows ``plan rate`` prints: a range of ks is not listed before it is counted."""
 
@@ -554,6 +558,9 @@ def _emit_plan(
     import pandas as pd
 
     table = pd.DataFrame(rows)
+    if args.to not in ("csv", "json"):  # the values given, as they were typed
+        given = [name for name in _PLAN_GIVEN if name in table.columns]
+        table[given] = table[given].map(lambda value: f"{value:.15g}")
     shown = _shown(table, args, digits=4, labels=_PLAN_LABELS)
     if args.to in ("csv", "json"):
         _emit(shown)

@@ -50,8 +50,8 @@ def test_rate_is_the_kth_root_of_each_target_at_each_k(capsys):
 def test_rate_prints_a_labelled_table_and_what_it_assumes(capsys):
     lines = printed(["rate", "--target", "0.9", "--k", "2..3"], capsys).splitlines()
     assert columns_of(lines[0]) == ["pass^k wanted", "k", "per-run p needed"]
-    assert lines[1].split() == ["0.9000", "2", f"{0.9 ** (1 / 2):.4f}"]
-    assert lines[2].split() == ["0.9000", "3", f"{0.9 ** (1 / 3):.4f}"]
+    assert lines[1].split() == ["0.9", "2", f"{0.9 ** (1 / 2):.4f}"]
+    assert lines[2].split() == ["0.9", "3", f"{0.9 ** (1 / 3):.4f}"]
     assert lines[3] == ""
     assert "if every run were independent" in " ".join(lines[4:])
     assert all(len(line) <= 100 for line in lines[4:])
@@ -62,7 +62,7 @@ def test_rate_in_json_and_markdown(capsys):
     assert rows == [{"target": 0.5, "k": 4, "required_p": pytest.approx(0.5**0.25)}]
     lines = printed(["rate", "--target", "0.5", "--k", "4", "--to", "markdown"], capsys)
     assert lines.splitlines()[0] == "| pass^k wanted | k | per-run p needed |"
-    assert lines.splitlines()[2] == f"|        0.5000 | 4 |           {0.5**0.25:.4f} |"
+    assert lines.splitlines()[2] == f"| 0.5           | 4 |           {0.5**0.25:.4f} |"
 
 
 # --- zero-failure --------------------------------------------------------------------------
@@ -201,3 +201,17 @@ def test_a_bad_value_is_one_line_naming_its_option(capsys, args, shown):
 def test_json_keeps_fifteen_decimals(capsys):
     (row,) = json.loads(printed(["rate", "--target", "0.9", "--k", "5", "--to", "json"], capsys))
     assert abs(row["required_p"] - 0.9 ** (1 / 5)) < 1e-15  # 10 decimals would be 4e-11 off
+
+
+@pytest.mark.parametrize("to", ["table", "markdown"])
+def test_the_values_given_are_shown_as_typed_not_rounded(capsys, to):
+    out = printed(
+        ["zero-failure", "--p", "0.999999", "--confidence-level", "0.99995", "--to", to], capsys
+    )
+    assert "0.999999" in out
+    assert "0.99995" in out
+    assert "1.0000" not in out
+    out = printed(["rate", "--target", "0.123456789", "--k", "2", "--to", to], capsys)
+    assert "0.123456789" in out
+    (row,) = read_csv(["rate", "--target", "0.123456789", "--k", "2"], capsys).itertuples()
+    assert row.target == 0.123456789
