@@ -521,9 +521,29 @@ def _plan_zero_failures(args: argparse.Namespace) -> int:
     return 0
 
 
+_MOST_TASKS = 10**8
+"""The most tasks ``plan tasks`` searches: a half-width that could need more is refused.
+
+One task's estimate of pass^k lies in [0, 1], so its sd is at most 1/2 and the normal
+approximation needs at most ``(z / (2 h))^2`` tasks for a half-width h: at the 95% level,
+half-widths below about 1e-4. The plan's time grows with the tasks (about 6 s at this many).
+"""
+
+
 def _plan_tasks(args: argparse.Namespace) -> int:
+    from statistics import NormalDist
+
     from passk_lab.planning import plan_evaluation
 
+    z = NormalDist().inv_cdf((1 + args.confidence_level) / 2)
+    most = (z / (2 * args.half_width)) ** 2
+    if most > _MOST_TASKS:
+        raise ValueError(
+            f"a half-width of {args.half_width:g} could need up to ~{most:.2g} tasks "
+            f"at the {args.confidence_level * 100:g}% level, more than the {_MOST_TASKS:,} it "
+            f"searches; ask for a wider --half-width, at least "
+            f"{math.ceil(z / (2 * math.sqrt(_MOST_TASKS)) * 1e6) / 1e6:g} at this level"
+        )
     plan = plan_evaluation(
         args.half_width,
         args.p,

@@ -6,6 +6,7 @@ import io
 import json
 import math
 import re
+from statistics import NormalDist
 
 import pandas as pd
 import pytest
@@ -215,3 +216,16 @@ def test_the_values_given_are_shown_as_typed_not_rounded(capsys, to):
     assert "0.123456789" in out
     (row,) = read_csv(["rate", "--target", "0.123456789", "--k", "2"], capsys).itertuples()
     assert row.target == 0.123456789
+
+
+@pytest.mark.parametrize("expected", [[], ["--expected"]])
+def test_a_half_width_too_narrow_to_plan_is_refused_before_the_plan(capsys, expected):
+    args = ["tasks", "--half-width", "1e-9", "--p", "0.5", "--k", "1", *expected]
+    line = refused(args, capsys)
+    most = (NormalDist().inv_cdf(0.975) / 2e-9) ** 2  # one task's sd is at most 1/2
+    assert f"a half-width of 1e-09 could need up to ~{most:.2g} tasks at the 95% level" in line
+    floor = NormalDist().inv_cdf(0.975) / (2 * math.sqrt(10**8))
+    assert line.endswith(
+        f"ask for a wider --half-width, at least {math.ceil(floor * 1e6) / 1e6:g} at this level"
+    )
+    assert "out of memory" not in line
