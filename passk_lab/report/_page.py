@@ -839,7 +839,7 @@ div.table { max-width: 100%; overflow-x: auto; margin: 0.5rem 0 1.5rem; }
 table { border-collapse: collapse; font-size: 0.9rem; }
 th, td { padding: 0.2rem 0.6rem; border-bottom: 1px solid #ddd; }
 td { white-space: nowrap; }
-div.wrap td[style$="left"] { white-space: normal; min-width: 9rem; }
+div.wrap td[style$="left"] { white-space: normal; }
 th { border-bottom: 2px solid #888; text-align: center; vertical-align: bottom;
      max-width: 10rem; font-weight: 600; }
 thead tr:first-child th[colspan] { border-bottom: 1px solid #888; }
@@ -990,8 +990,9 @@ def _coverage(
             "runs": int(kept["n"].sum()),
             "runs per task": _per_task(kept["n"]) if len(kept) else "",
         }
-        if errored:
-            row["errored or timed out"] = int(part["n_errors"].sum())
+        if errored:  # left out, they are beside the runs counted, not among them
+            told = "runs left out" if errors == "exclude" else "errored or timed out"
+            row[told] = int(part["n_errors"].sum())
         if errored and errors == "exclude":
             row["tasks left out"] = len(part) - len(kept)
         rows.append(row)
