@@ -155,27 +155,53 @@ def _read_runs(args: argparse.Namespace, path: str | None = None) -> pd.DataFram
     """Read RUNS_FILE (or `path`) as --format, --scorer and --threshold say."""
     from passk_lab.io import read
 
-    given = {name: getattr(args, dest, None) for name, dest in _READ_OPTIONS.items()}
+    file = args.runs_file if path is None else path
+    name, counted = _format(args, file)
+    given = {keyword: getattr(args, dest, None) for keyword, dest in _READ_OPTIONS.items()}
     options = {
-        name: value for name, value in given.items() if value is not None and value is not False
+        keyword: value
+        for keyword, value in given.items()
+        if value is not None and value is not False
     }
-    if getattr(args, "by", None) and _takes(args, path, "by"):
+    if getattr(args, "by", None) and _takes(name, "by"):
         options["by"] = args.by  # a reader that reads groups reads them as ids, as tally does
-    return read(args.runs_file if path is None else path, format=_format(args, path), **options)
+    try:
+        return read(file, format=name, **options)
+    except (TypeError, ValueError) as error:
+        if not counted or not _reads_as_runs(file, options):
+            raise
+        raise type(error)(
+            f"{error} (--n and --c read {file} as a table of counts; without them it reads as a "
+            "runs table: leave them out)"
+        ) from None
 
 
-def _format(args: argparse.Namespace, path: str | None) -> str:
-    """Return the format of RUNS_FILE (or `path`): --format, else told from its shape.
+def _reads_as_runs(file: str, options: dict[str, Any]) -> bool:
+    """Tell whether `file`, refused as a table of counts, reads as a runs table with `options`."""
+    from passk_lab.io import read
+
+    kept = {name: value for name, value in options.items() if name not in ("n", "c")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # what reading it warns of is not this file's reading
+        try:
+            read(file, format="table", **kept)
+        except (TypeError, ValueError):
+            return False
+    return True
+
+
+def _format(args: argparse.Namespace, file: str) -> tuple[str, bool]:
+    """Return the format of `file` (--format, else told from its shape), and if --n or --c chose it.
 
     A table told from its shape is a table of counts when --n or --c names its columns.
     """
     from passk_lab.io import detect_format
 
     if args.format != "auto":
-        return str(args.format)
-    name = detect_format(args.runs_file if path is None else path)
-    counted = args.n is not None or args.c is not None
-    return "counts" if name == "table" and counted else name
+        return str(args.format), False
+    name = detect_format(file)
+    counted = name == "table" and (args.n is not None or args.c is not None)
+    return ("counts" if counted else name), counted
 
 
 _READ_OPTIONS = {
@@ -194,11 +220,10 @@ _READ_OPTIONS = {
 """The options of `_input_arguments` that pass on to the reader: its keyword, the option's dest."""
 
 
-def _takes(args: argparse.Namespace, path: str | None, option: str) -> bool:
-    """Tell whether the reader of RUNS_FILE (or `path`) takes `option`."""
+def _takes(name: str, option: str) -> bool:
+    """Tell whether the reader of the format `name` takes `option`."""
     from passk_lab.io._formats import REGISTRY
 
-    name = _format(args, path)
     return any(row.name == name and option in row.options for row in REGISTRY)
 
 

@@ -9,6 +9,7 @@ import shutil
 import pandas as pd
 import pytest
 from fixtures import build_counts, build_tau2, make
+from test_cli_refusals import refused
 
 import passk_lab as pk
 from passk_lab.cli import main
@@ -133,4 +134,23 @@ def test_n_and_c_name_the_columns_of_a_table_of_counts(tmp_path, capsys):
     assert line.endswith(
         "no c column (its columns are ['task', 'samples', 'correct']); name it "
         "with c='...' (--c on the command line)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "shown"),
+    [
+        (["--n", "run"], "no c column"),
+        (["--c", "passed"], "no n column"),
+        (["--n", "run", "--passed", "passed"], "not an option for counts files: passed"),
+    ],
+)
+def test_n_or_c_on_a_runs_table_say_they_read_it_as_counts(tmp_path, capsys, options, shown):
+    path = tmp_path / "runs.csv"
+    pk.simulate_coin(tasks=3, k=2).to_csv(path, index=False)
+    line = refused(["analyze", str(path), *options], capsys)
+    assert shown in line
+    assert line.endswith(
+        f"(--n and --c read {path} as a table of counts; without them it reads as a runs table: "
+        "leave them out)"
     )
