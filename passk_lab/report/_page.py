@@ -622,7 +622,7 @@ def _table(frame: pd.DataFrame, *, wrap: bool = False) -> str:
     `wrap` its text cells (an agent's name) may take more than one line.
     """
     shown = _shown(frame)
-    if not any(sub for _, sub in shown.columns):
+    if not any(shown.columns.get_level_values(1)):
         shown = frame
     box = "table wrap" if wrap else "table"
     return f'<div class="{box}">\n{to_html(shown)}\n</div>'
