@@ -262,7 +262,8 @@ def _shown(
     from passk_lab.report._tables import guard_formulas, labelled, to_markdown
 
     if args.to == "csv":
-        return str((guard_formulas(table) if args.formula_guard else table).to_csv(index=False))
+        guarded = getattr(args, "formula_guard", False)  # a table of numbers has no text to guard
+        return str((guard_formulas(table) if guarded else table).to_csv(index=False))
     if args.to == "json":
         return str(table.to_json(orient="records", indent=2, double_precision=15)) + "\n"
     shown = labelled(table.rename(columns=labels or {}))
@@ -323,12 +324,12 @@ def _leaderboard(args: argparse.Namespace) -> int:
     if args.to in ("csv", "json"):  # one table, that a program reads back
         _emit(_shown(board, args))
         return 0
-    _emit(
-        _shown(board, args)
-        + f"\nThe tests the ranks come from: every pair at {LABELS[args.metric]} on the tasks "
-        "every agent has k runs of; A - B is agent A's value less agent B's, and the adjusted "
-        "p is Holm's over the pairs at each k\n\n" + _shown(tests, args)
+    note = (
+        f"The tests the ranks come from: every pair at {LABELS[args.metric]} on the tasks every "
+        "agent has k runs of; A - B is agent A's value less agent B's, and the adjusted p is "
+        "Holm's over the pairs at each k"
     )
+    _emit(f"{_shown(board, args)}\n{textwrap.fill(note, width=100)}\n\n{_shown(tests, args)}")
     return 0
 
 
@@ -546,6 +547,11 @@ def _plan_zero_failures(args: argparse.Namespace) -> int:
     return 0
 
 
+def _article(number: str) -> str:
+    """Return "an" before a number said with a vowel first (8, 11, 18, 80-89), else "a"."""
+    return "an" if re.match(r"8|1[18](?!\d)", number) else "a"
+
+
 _MOST_TASKS = 10**8
 """The most tasks ``plan tasks`` searches: a half-width that could need more is refused.
 
@@ -588,7 +594,8 @@ def _plan_tasks(args: argparse.Namespace) -> int:
         )
     else:
         note = (
-            f"The fewest tasks with which {args.assurance * 100:g}% of evaluations get a {level} "
+            f"The fewest tasks with which {args.assurance * 100:g}% of evaluations get "
+            f"{_article(level)} {level} "
             f"interval of pass^{args.k} no wider than +/- {args.half_width:g}, at a mean per-run "
             f"pass rate of {args.p:g} and an icc of {args.icc:g}; assurance: the share that do."
         )
@@ -700,15 +707,16 @@ def _k_argument(parser: argparse.ArgumentParser, default: str) -> None:
     )
 
 
-def _output_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add --to, what to print, and the CSV's formula guard."""
+def _output_arguments(parser: argparse.ArgumentParser, *, text: bool = True) -> None:
+    """Add --to, what to print, and, if the tables have `text` cells, the CSV's formula guard."""
     parser.add_argument(
         "--to",
         choices=["table", "csv", "markdown", "json"],
         default="table",
         help="what to print (default: a plain table)",
     )
-    _guard_argument(parser)
+    if text:
+        _guard_argument(parser)
 
 
 def _guard_argument(parser: argparse.ArgumentParser) -> None:
@@ -725,7 +733,7 @@ def _by_argument(
     parser: argparse.ArgumentParser,
     *,
     required: bool = False,
-    what: str = "grouping column (repeat for several)",
+    what: str,
 ) -> None:
     parser.add_argument("--by", action="append", required=required, metavar="COL", help=what)
 
@@ -1030,7 +1038,7 @@ def _plan_arguments(commands: argparse._SubParsersAction[argparse.ArgumentParser
         metavar="KS",
         help="runs that must all pass: 5, 1,2,4 or 1..8",
     )
-    _output_arguments(rate)
+    _output_arguments(rate, text=False)  # numbers only
 
     zero = _command(
         questions,
@@ -1067,7 +1075,7 @@ def _plan_arguments(commands: argparse._SubParsersAction[argparse.ArgumentParser
         metavar="R",
         help="runs each task gets (default: every run independent, one task or a fresh one each)",
     )
-    _output_arguments(zero)
+    _output_arguments(zero, text=False)  # numbers only
 
     tasks = _command(
         questions,
@@ -1124,7 +1132,7 @@ def _plan_arguments(commands: argparse._SubParsersAction[argparse.ArgumentParser
         help="plan the half-width on average instead (a normal approximation; the interval "
         "reported is wider, so it often misses)",
     )
-    _output_arguments(tasks)
+    _output_arguments(tasks, text=False)  # numbers only
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -79,8 +79,12 @@ def test_leaderboard_prints_the_board_and_under_it_every_pair_at_the_same_ks(
     assert lines[2 + len(board)].startswith(
         "The tests the ranks come from: every pair at pass^k on the tasks every agent has k runs"
     )
-    assert "Holm" in lines[2 + len(board)]
-    table = lines[4 + len(board) :]
+    blank = lines.index("", 2 + len(board))
+    note = lines[2 + len(board) : blank]
+    assert len(note) == 2
+    assert all(len(line) <= 100 for line in note)
+    assert "Holm" in note[-1]
+    table = lines[blank + 1 :]
     assert columns_of(table[0])[:4] == ["agent A", "agent B", "metric", "k"]
     assert len(table) == 1 + len(pairs) == 1 + 3 * 2  # three pairs at each of two ks
     for line, (_, pair) in zip(table[1:], pairs.iterrows(), strict=True):

@@ -229,3 +229,21 @@ def test_a_half_width_too_narrow_to_plan_is_refused_before_the_plan(capsys, expe
         f"ask for a wider --half-width, at least {math.ceil(floor * 1e6) / 1e6:g} at this level"
     )
     assert "out of memory" not in line
+
+
+@pytest.mark.parametrize(
+    ("level", "article"),
+    [("0.855", "an"), ("0.95", "a"), ("0.8", "an"), ("0.11", "an"), ("0.9", "a")],
+)
+def test_the_note_of_tasks_takes_the_article_its_level_is_said_with(capsys, level, article):
+    args = ["tasks", "--half-width", "0.2", "--p", "0.8", "--k", "1", "--runs-per-task", "1"]
+    out = printed([*args, "--confidence-level", level], capsys)
+    shown = f"{float(level) * 100:g}%"
+    assert f"get {article} {shown} interval" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("question", ["rate", "zero-failure", "tasks"])
+def test_plan_offers_no_formula_guard_for_its_tables_of_numbers(capsys, question):
+    with pytest.raises(SystemExit):
+        main(["plan", question, "--help"])
+    assert "--no-formula-guard" not in capsys.readouterr().out
