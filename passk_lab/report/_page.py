@@ -48,7 +48,7 @@ from passk_lab._warnings import warn
 from passk_lab.estimators import error_sensitivity, reliability_curve
 from passk_lab.heterogeneity import fit_betabinom, success_counts
 from passk_lab.leaderboard import ranks_and_tests
-from passk_lab.report._tables import _fixed, export, html_text, labelled, metadata, to_html
+from passk_lab.report._tables import export, html_text, labelled, metadata, to_html
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -718,9 +718,9 @@ def _fit_reading(fit: pd.Series, name: str) -> str:
         never, always = _num(fit["zero_share"], ".0%"), _num(fit["one_share"], ".0%")
         masses = f"{never} of tasks never pass, {always} always pass"
         rest = (
-            f"the rest pass alike, each run with chance {_fixed(fit['mean'], 3)}"
+            f"the rest pass alike, each run with chance {_num(fit['mean'], '.3f')}"
             if alike
-            else f"the rest differ with ICC {_fixed(fit['icc'], 3)}"
+            else f"the rest differ with ICC {_num(fit['icc'], '.3f')}"
         )
         says = f"{masses}; {rest}"
     elif np.isnan(fit["alpha"]):
@@ -728,22 +728,22 @@ def _fit_reading(fit: pd.Series, name: str) -> str:
         per_task = "1 run per task" if runs == 1 else "these runs"
         says = (
             f"with {per_task} the fit cannot tell whether tasks differ in difficulty: "
-            f"pass@1 is {_fixed(fit['mean'], 3)}"
+            f"pass@1 is {_num(fit['mean'], '.3f')}"
         )
     elif alike:
         says = (
             "the tasks look alike: the best fit is the binomial, every task with one chance "
-            f"({_fixed(fit['mean'], 3)}) of passing a run (\N{GREEK SMALL LETTER ALPHA} and "
+            f"({_num(fit['mean'], '.3f')}) of passing a run (\N{GREEK SMALL LETTER ALPHA} and "
             "\N{GREEK SMALL LETTER BETA} infinite, ICC 0)"
         )
     elif fit["lr_pvalue"] <= 0.05:
         says = (
-            f"tasks differ in difficulty (ICC {_fixed(fit['icc'], 3)}); the binomial, which "
+            f"tasks differ in difficulty (ICC {_num(fit['icc'], '.3f')}); the binomial, which "
             f"takes them alike, is rejected (p = {p_value_text(fit['lr_pvalue'])})"
         )
     else:
         says = (
-            f"tasks may differ (ICC {_fixed(fit['icc'], 3)}), but not measurably more than "
+            f"tasks may differ (ICC {_num(fit['icc'], '.3f')}), but not measurably more than "
             f"alike tasks would (p = {p_value_text(fit['lr_pvalue'])})"
         )
     if fit["rejected"]:
