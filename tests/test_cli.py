@@ -116,6 +116,31 @@ def test_analyze_prints_a_table_per_group_in_each_format(tmp_path, capsys):
     assert len(lines) == 2 + 8
 
 
+def test_analyze_heads_a_block_of_two_by_columns_with_both_in_the_curves_group_order(
+    tmp_path, capsys
+):
+    runs = pd.concat(
+        [
+            simulate_coin(0.9, 4, 2, seed).assign(model=model, tools=tools)
+            for seed, (model, tools) in enumerate([("b", "on"), ("a", "off"), ("a", "on")])
+        ]
+    )
+    for order in [slice(None), slice(None, None, -1)]:  # the groups first seen in either order
+        path = tmp_path / "runs.csv"
+        runs.iloc[order].to_csv(path, index=False)
+        args = ["analyze", str(path), "--by", "model", "--by", "tools", "--k", "1"]
+        assert main([*args, "--resamples", "200", "--to", "csv"]) == 0
+        curve = pd.read_csv(io.StringIO(capsys.readouterr().out))
+        assert main([*args, "--resamples", "200"]) == 0
+        blocks = capsys.readouterr().out.split("\n\n")
+        headings = [block.splitlines()[0] for block in blocks]
+        assert headings == [
+            f"model = {row.model}, tools = {row.tools}" for row in curve.itertuples()
+        ]
+        for block, row in zip(blocks, curve.itertuples(), strict=True):
+            assert block.splitlines()[2].split()[:2] == ["1", f"{row.pass_pow_k:.3f}"]
+
+
 @pytest.fixture(scope="module")
 def reported(tmp_path_factory):
     """A report of a model's runs, written where `report` writes by default; what it printed."""
