@@ -1115,7 +1115,7 @@ def tau2_like(tmp_path_factory):
 def test_runs_that_ended_on_the_agents_error_are_counted_and_not_called_no_error(tau2_like):
     page = Page(tau2_like.text)
     assert (
-        "3 runs ended on the agent's own error (error_kind agent): such a run measured the "
+        "3 runs ended on the agent's own error (error_kind 'agent'): such a run measured the "
         "agent, and counts as a failed run under either error policy."
     ) in page.paragraphs
     assert "No run errored or timed out." not in page.paragraphs

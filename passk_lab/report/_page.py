@@ -1551,7 +1551,7 @@ def write_report(
     if agents_own:
         parts.append(
             f"<p>{_plural(agents_own, 'run')} ended on the agent's own error (error_kind "
-            "<code>agent</code>): such a run measured the agent, and counts as a failed run "
+            "'agent'): such a run measured the agent, and counts as a failed run "
             "under either error policy.</p>"
         )
     if "n_errors" in recorded and not errored:
