@@ -1095,7 +1095,8 @@ def _plan_arguments(commands: argparse._SubParsersAction[argparse.ArgumentParser
         type=_number(0, 0.5, low_in=False, high_in=True),
         required=True,
         metavar="H",
-        help="half the interval's width wanted, in (0, 0.5]",
+        help="half the interval's width wanted, in (0, 0.5]; one that could need more than "
+        "100,000,000 tasks (below about 1e-4 at the 95%% level) is refused",
     )
     tasks.add_argument(
         "--p", type=probability, required=True, help="the guessed mean per-run pass rate, in (0, 1)"
