@@ -985,6 +985,10 @@ def test_an_inflated_fit_of_alike_tasks_reads_its_point_masses_first():
     assert "look alike" not in section
     header, rows = Page(section).table("betabinom")
     assert rows[0][header.index("model fitted")] == "zero/one-inflated binomial"
+    counts = [0] * 12 + [2] * 3 + [3] * 6 + [4] * 4 + [5] * 3 + [6] * 12
+    pass_rate = sum(counts) / (6 * len(counts))  # the data's, which this fit reproduces
+    assert float(rows[0][header.index("mean pass rate")]) == pytest.approx(pass_rate, abs=5e-4)
+    assert "ICC of the rest" in header
     assert {"never pass", "always pass"} <= set(Page(section).tables[1][0])
 
 

@@ -776,6 +776,10 @@ def _fit_tables(table: pd.DataFrame, by: list[str], names: list[str]) -> list[st
     shown = labelled(table[[*by, *counts, *_FIT_SHOWN, *_FIT_TESTS]])
     for column in ("alpha", "beta"):
         shown[LABELS[column]] = [_shape(value) for value in table[column]]
+    if (table["fitted_model"] == "inflated").any():  # the Beta part's mean is not the pass rate
+        zero, one = table["zero_share"].fillna(0.0), table["one_share"].fillna(0.0)
+        shown[LABELS["mean"]] = (one + (1 - zero - one) * table["mean"]).to_numpy()
+        shown = shown.rename(columns={LABELS["icc"]: f"{LABELS['icc']} of the rest"})
     shown[LABELS["fitted_model"]] = [
         _model_name(str(model), alpha)
         for model, alpha in zip(table["fitted_model"], table["alpha"], strict=True)
