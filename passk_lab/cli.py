@@ -435,7 +435,7 @@ def _report(args: argparse.Namespace) -> int:
         _read_runs(args),
         out,
         k=args.k,
-        source=Path(os.path.abspath(args.runs_file)).name or os.sep,
+        source=Path(os.path.abspath(args.runs_file)),
         title=args.title,
         force=args.force,
         formula_guard=args.formula_guard,

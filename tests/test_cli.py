@@ -194,7 +194,8 @@ def test_report_passes_its_options_on(monkeypatch, tmp_path, capsys):
     assert len(runs) == 4 * 3
     assert given["k"] == [1, 3]
     assert given["predict_to"] == 9
-    assert given["source"] == "my runs.v2.csv"
+    assert given["source"].name == "my runs.v2.csv"  # the page names the file,
+    assert given["source"].is_absolute()  # the manifest records its whole path
     assert given["title"] == "Coins"
     assert given["n_resamples"] == 200
     assert capsys.readouterr().out == (
@@ -209,14 +210,14 @@ def test_report_passes_its_options_on(monkeypatch, tmp_path, capsys):
     folder = make.HERE / "tau2" / build_tau2.FOLDER  # a results folder: its name, as it is
     assert main(["report", str(folder)]) == 0
     assert calls[-1][1] == Path("report") / build_tau2.FOLDER
-    assert calls[-1][2]["source"] == build_tau2.FOLDER
+    assert calls[-1][2]["source"].name == build_tau2.FOLDER
 
 
 def test_report_of_the_current_folder_or_a_pattern_is_named_after_it(monkeypatch, tmp_path):
     calls = []
 
     def write_report(runs, out, **options):
-        calls.append((out, options["source"]))
+        calls.append((out, options["source"].name))
         return [Path(out) / "report.html"]
 
     monkeypatch.setattr(report, "write_report", write_report)

@@ -855,6 +855,33 @@ def test_report_replaces_its_own_files_and_removes_its_stale_ones(tmp_path):
     assert manifest["files"] == sorted(names)
 
 
+def test_a_folder_holding_another_inputs_report_is_refused_unless_forced(tmp_path, capsys):
+    runs = pk.simulate_coin(tasks=2, k=2, seed=1)[["task", "run", "passed"]]
+    first, second = tmp_path / "a" / "runs.csv", tmp_path / "b" / "runs.csv"
+    for path in (first, second):
+        path.parent.mkdir()
+        runs.to_csv(path, index=False)
+    out = tmp_path / "report"
+    pk.report.write_report(runs, out, source=first, n_resamples=200)
+    manifest = json.loads((out / ".passk-report.json").read_text())
+    assert manifest["source"] == str(first.resolve())  # the whole path; the page names the file
+    assert "<h1>Reliability report: runs.csv</h1>" in (out / "report.html").read_text()
+    pk.report.write_report(runs, out, source=first, n_resamples=200)  # its own: replaced
+    refused = r"holds the report of .*a/runs\.csv, not of .*b/runs\.csv"
+    with pytest.raises(ValueError, match=refused):
+        pk.report.write_report(runs, out, source=second, n_resamples=200)
+    pk.report.write_report(runs, out, source=second, n_resamples=200, force=True)
+    assert json.loads((out / ".passk-report.json").read_text())["source"] == str(second.resolve())
+    # the command line names each input by its path: the same default folder refuses the second
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        assert main(["report", str(first), "--resamples", "200"]) == 0
+        with pytest.raises(SystemExit) as exited:
+            main(["report", str(second), "--resamples", "200"])
+    assert exited.value.code == 2
+    assert "holds the report of" in capsys.readouterr().err
+
+
 def test_every_group_gets_its_own_short_file_name_in_any_case():
     groups = ["gpt 4", "gpt/4", "g" * 300, "g" * 299 + "h", "plain-name", "GPT_4", "gpt_4"]
     slugs = _slugs([(name,) for name in groups], ["model"])

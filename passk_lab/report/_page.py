@@ -124,7 +124,16 @@ def _ours(folder: Path) -> set[str]:
     return {name for name in listed if isinstance(name, str) and Path(name).name == name}
 
 
-def _claim(folder: Path, names: list[str], force: bool) -> set[str]:
+def _origin(folder: Path) -> str | None:
+    """Return the input an earlier report in `folder` recorded in its manifest, if any."""
+    try:
+        origin = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["source"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return origin if isinstance(origin, str) else None
+
+
+def _claim(folder: Path, names: list[str], force: bool, origin: str | None) -> set[str]:
     """Make sure `folder` may take the report's `names`; return what an earlier report wrote.
 
     A missing or empty folder, or one with a manifest of an earlier report
@@ -140,6 +149,12 @@ def _claim(folder: Path, names: list[str], force: bool) -> set[str]:
     ours = _ours(folder)
     theirs = sorted((set(names) if MANIFEST in present else present) - ours - {MANIFEST})
     theirs = [name for name in theirs if name in present]
+    earlier = _origin(folder) if MANIFEST in present else None
+    if earlier is not None and origin is not None and earlier != origin and not force:
+        raise ValueError(
+            f"out={str(folder)!r} holds the report of {earlier}, not of {origin}; give another "
+            "folder (--out), or force=True (--force) to replace that report"
+        )
     if theirs and not force:
         shown = ", ".join(theirs[:5]) + (f" and {len(theirs) - 5} more" if len(theirs) > 5 else "")
         raise ValueError(
@@ -149,8 +164,8 @@ def _claim(folder: Path, names: list[str], force: bool) -> set[str]:
     return ours & present
 
 
-def _write_manifest(folder: Path, names: list[str]) -> None:
-    manifest = {"passk_lab": __version__, "files": sorted(names)}
+def _write_manifest(folder: Path, names: list[str], origin: str | None) -> None:
+    manifest = {"passk_lab": __version__, "source": origin, "files": sorted(names)}
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
 
 
@@ -1208,7 +1223,10 @@ def _plot_title(heading: str) -> str:
 
 
 def _checked_options(source: object, title: object) -> tuple[str | None, str | None]:
-    """Return `source` as text, and `title`, or refuse them naming what to give."""
+    """Return `source` as the page names it, and `title`, or refuse them naming what to give.
+
+    A path is named by its file name (the manifest records the whole path).
+    """
     if source is not None and not isinstance(source, (str, Path)):
         raise TypeError(
             f"source names the input, as text or a path (for example the file read), got "
@@ -1216,7 +1234,13 @@ def _checked_options(source: object, title: object) -> tuple[str | None, str | N
         )
     if title is not None and not isinstance(title, str):
         raise TypeError(f"title must be text, got {type(title).__name__}")
-    named = str(source) if source is not None else None
+    named = (
+        None
+        if source is None
+        else (source.name or str(source))
+        if isinstance(source, Path)
+        else source
+    )
     if named is not None and not named.strip():
         raise ValueError("source is empty: name the input (for example its file), or leave it out")
     return named, title
@@ -1271,7 +1295,11 @@ def write_report(
         the largest k.
     source : str or Path, optional
         The input's name on the page, for example the file it was read
-        from; by default the page says what it was given ("a DataFrame").
+        from (a path is named by its file name); by default the page says
+        what it was given ("a DataFrame"). The folder's manifest records it
+        (a path whole), and a folder holding the report of another source
+        is refused unless `force`, so that a report of ``b/runs.csv`` does
+        not silently replace that of ``a/runs.csv``.
     title : str, optional
         The report's heading and page title; by default "Reliability
         report: " and `source`.
@@ -1394,6 +1422,7 @@ def write_report(
     """
     _ks(k, predict_to, 1)  # refused before the runs are read
     named, title = _checked_options(source, title)
+    origin = str(source.resolve()) if isinstance(source, Path) else named
     folder = Path(out)
     summary, states = _checked(runs, by, errors)  # the one check of the runs
     costs = task_costs(runs, summary.by)
@@ -1460,8 +1489,10 @@ def write_report(
     files = [f"{name}{ending}" for name in [*tables, *ranked] for ending in (".csv", ".md")]
     files += [f"{name}{ending}" for name in plotted for ending in (".svg", ".png")]
     files.append("report.html")
-    earlier = _claim(folder, files, force)
-    _write_manifest(folder, [*earlier, *files])  # a report cut short leaves a folder still ours
+    earlier = _claim(folder, files, force, origin)
+    _write_manifest(
+        folder, [*earlier, *files], origin
+    )  # a report cut short leaves a folder still ours
     from matplotlib.figure import Figure  # plots are drawn only once the folder is the report's
 
     from passk_lab import plots
@@ -1585,5 +1616,5 @@ def write_report(
     written.append(report)
     for stale in sorted(earlier - set(files)):
         (folder / stale).unlink(missing_ok=True)
-    _write_manifest(folder, files)
+    _write_manifest(folder, files, origin)
     return written
