@@ -34,6 +34,11 @@ def examples(tasks: pd.Index) -> str:
     return shown + (", ..." if len(tasks) > 5 else "")
 
 
+def _listing(tasks: pd.Index) -> str:
+    """Return `tasks` in parentheses after a count of them, or nothing when there are none."""
+    return f" ({examples(tasks)})" if len(tasks) else ""
+
+
 def _as_text_hint(only_a: pd.Index, only_b: pd.Index) -> str:
     """Say so when tasks only one side has match the other side's as text ("0" and 0)."""
     position = pd.Index(only_b.map(str)).get_indexer(only_a.map(str))
@@ -62,8 +67,8 @@ def _match(first: Tally, second: Tally, unmatched: str) -> tuple[Ints, Ints, pd.
     shared = int((in_b >= 0).sum())
     if len(only_a) or len(only_b):
         what = (
-            f"{len(only_a)} task(s) appear only in runs_a ({examples(only_a)}) and "
-            f"{len(only_b)} only in runs_b ({examples(only_b)})"
+            f"{len(only_a)} task(s) appear only in runs_a{_listing(only_a)} and "
+            f"{len(only_b)} only in runs_b{_listing(only_b)}"
         ) + _as_text_hint(only_a, only_b)
         if shared == 0:
             raise ValueError(f"the two sides share no task: {what}; compare needs the same tasks")

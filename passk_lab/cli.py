@@ -351,8 +351,8 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
-_SIDE = re.compile(r"(?<=\bonly in )runs_([ab])(?= \()|\bruns_([ab])(?='s )")
-"""Where `compare` names a side: "only in runs_a (" and "runs_a's", as in passk_lab._paired."""
+_SIDE = re.compile(r"(?<=\bonly in )runs_([ab])\b|\bruns_([ab])(?='s )")
+"""Where `compare` names a side: "only in runs_a" and "runs_a's", as in passk_lab._paired."""
 _TEXT_IDS = re.compile(r"give both sides one kind, e\.g\. [^;]*")
 
 
