@@ -182,15 +182,17 @@ def _flat(table: pd.DataFrame) -> pd.DataFrame:
             f"styled shows one level of column names, got {table.columns.nlevels}; join them "
             "first, e.g. table.columns = [' '.join(map(str, name)) for name in table.columns]"
         )
-    twice = sorted({str(name) for name in table.columns[table.columns.duplicated()]})
+    index = table.index
+    numbered = index.nlevels == 1 and index.name is None and pd.api.types.is_integer_dtype(index)
+    flat = table if numbered else table.reset_index()
+    names = pd.Index([str(name) for name in flat.columns])  # 0.9 is shown, and read, as "0.9"
+    twice = sorted(set(names[names.duplicated()]))
     if twice:
         raise ValueError(
             f"styled needs distinct column names, but {twice} appear more than once; "
             "rename or drop the copies"
         )
-    index = table.index
-    numbered = index.nlevels == 1 and index.name is None and pd.api.types.is_integer_dtype(index)
-    return table if numbered else table.reset_index()
+    return flat.set_axis(names, axis=1)
 
 
 def _group_names(table: pd.DataFrame) -> list[str]:

@@ -282,3 +282,13 @@ def test_without_jinja2_the_error_says_what_to_install(monkeypatch: pytest.Monke
     )
     with pytest.raises(ImportError, match="pip install jinja2"):
         pk.styled(pd.DataFrame({"x": [1.5]}))
+
+
+def test_columns_named_by_numbers_are_shown_by_their_text():
+    table = pd.DataFrame({0.9: [22, 45], 0.99: [0.5, 0.25]})  # say, runs needed at two levels
+    html = pk.styled(table).to_html()
+    assert ">0.9<" in html
+    assert ">0.99<" in html
+    assert ">0.500<" in html
+    with pytest.raises(ValueError, match="appear more than once"):
+        pk.styled(pd.DataFrame([[1, 2]], columns=[1, "1"]))
