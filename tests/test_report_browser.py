@@ -13,13 +13,13 @@ environment variable CI is set: CI must run them.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import IN_CI
 
 import passk_lab as pk
 
@@ -110,7 +110,7 @@ def report(tmp_path_factory):
     always pass and 6 alike: its fit is the zero/one-inflated one, whose table is the widest.
     """
     if CHROMIUM is None:
-        if os.environ.get("CI"):
+        if IN_CI:
             pytest.fail("CI is set and chromium is missing: install it (apt-get install chromium)")
         pytest.skip("chromium is not installed")
     groups = [
@@ -179,3 +179,6 @@ def test_a_screenshot_at_1000_px_shows_the_page(report, tmp_path):
         pixels = np.asarray(image.convert("L"))
     assert (pixels < 128).mean() > 0.01  # text and figures, not a blank page
     assert (pixels > 250).mean() > 0.5  # on a white page
+    # the column is 60rem (960 px) of content and 1rem of padding a side, centred: the last
+    # 12 px of the window lie past it, and nothing is drawn there
+    assert (pixels[:, -12:] > 250).all()
