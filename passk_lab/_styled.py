@@ -73,9 +73,9 @@ def styled(
         name says it counts (``k``, ``tasks``, ``runs``, ``successes``,
         ``count``, ``n_...``, ``runs_...``, ``..._runs``, ``..._tasks``,
         ...). Any other number keeps its decimals, a share of exactly 0 or 1
-        and a whole cost too. A p-value shows to `digits` decimals,
-        at least 3, one below ``10**-decimals`` as ``<0.001``. Missing values
-        are empty cells.
+        and a whole cost too. A p-value shows two significant digits
+        whatever `digits` is (``0.10``, ``2.8e-09``: a small one keeps its
+        size). Missing values are empty cells.
     escape : {"html", "latex"}
         What the cells, labels and caption are escaped for: ``"html"`` (the
         default) for a notebook and ``to_html()``, ``"latex"`` for
