@@ -37,7 +37,7 @@ from passk_lab._curve import (
 from passk_lab._data.cells import Cells
 from passk_lab._data.costs import task_costs
 from passk_lab._data.rules import By, ErrorPolicy
-from passk_lab._data.tally import as_tally
+from passk_lab._data.tally import Tally, as_tally
 from passk_lab._interval_policy import IntervalMethod, IntervalSpec
 
 __all__ = [
@@ -337,9 +337,12 @@ def reliability_curve(
         p_pow_k_low, p_pow_k_high, betabinom_pow_k, betabinom_fit_pvalue,
         n_tasks, n_tasks_excluded, n_runs_excluded, interval_method]``.
         ``interval_method`` names the interval of that row's pass^k and
-        pass@k. ``attrs`` holds ``n_tasks`` (all groups), ``runs_per_task``
-        (the fewest and the most), ``errors``, ``confidence_level``,
-        ``method``, ``n_resamples`` and ``common_tasks``. A runs table (pandas
+        pass@k. ``attrs`` holds ``n_tasks`` (distinct task ids: a task two
+        groups ran counts once), with `by` also ``n_groups`` and
+        ``tasks_per_group`` (the fewest and the most), then
+        ``runs_per_task`` (the fewest and the most), ``errors``,
+        ``confidence_level``, ``method``, ``n_resamples`` and
+        ``common_tasks``. A runs table (pandas
         or Dask) with cost columns adds, after those, three columns per cost
         ``cost_<name>``, in the runs table's order (see Notes):
         ``cost_<name>``, ``cost_<name>_per_pass_pow_k`` and
@@ -453,8 +456,8 @@ def reliability_curve(
     curve = curve_table(cells, group_ks(cells, ks), spec, last, common_tasks=common_tasks)
     if costs is not None:
         with_costs(curve, summary, costs)
+    curve.attrs.update(_task_extent(summary, cells))
     curve.attrs.update(
-        n_tasks=int(cells.tasks.sum()),
         runs_per_task=[int(cells.n.min()), int(cells.n.max())],
         errors=errors,
         confidence_level=spec.confidence_level,
@@ -463,6 +466,18 @@ def reliability_curve(
         common_tasks=common_tasks,
     )
     return curve
+
+
+def _task_extent(summary: Tally, cells: Cells) -> dict[str, int | list[int]]:
+    """Return the distinct tasks; with groups also the groups and the tasks per group."""
+    if not summary.by:
+        return {"n_tasks": int(cells.tasks.sum())}
+    per_group = np.bincount(cells.group, weights=cells.tasks, minlength=len(cells.groups))
+    return {
+        "n_tasks": int(summary.labels["task"].nunique()),
+        "n_groups": len(cells.groups),
+        "tasks_per_group": [int(per_group.min()), int(per_group.max())],
+    }
 
 
 def error_sensitivity(

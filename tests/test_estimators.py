@@ -402,6 +402,17 @@ def test_tau_bench_curve_has_intervals_the_p_pow_k_band_and_the_beta_binomial(ta
     }
 
 
+def test_a_grouped_curve_counts_a_task_two_groups_ran_once(tau_bench_runs):
+    few = tau_bench_runs[tau_bench_runs["task"].isin(sorted(set(tau_bench_runs["task"]))[:20])]
+    runs = pd.concat([tau_bench_runs.assign(model="a"), few.assign(model="b")], ignore_index=True)
+    attrs = pk.reliability_curve(runs, by="model").attrs
+    per_model = runs.groupby("model")["task"].nunique()
+    assert attrs["n_tasks"] == runs["task"].nunique()
+    assert attrs["n_groups"] == len(per_model)
+    assert attrs["tasks_per_group"] == [per_model.min(), per_model.max()]
+    assert "n_groups" not in pk.reliability_curve(tau_bench_runs).attrs
+
+
 def test_p_pow_k_band_is_the_pass_at_1_interval_to_the_power_k(tau_bench_runs):
     with pytest.warns(RuntimeWarning, match="no estimate for k = 9"):
         curve = pk.reliability_curve(tau_bench_runs, ks=[1, 3, 9], rng=2)

@@ -752,6 +752,25 @@ def test_each_report_table_carries_its_own_metadata(tmp_path):
     assert header[:4] == ["tasks", "runs", "mean pass rate", "ICC"]
 
 
+def test_a_grouped_reports_metadata_counts_each_task_once(grouped):
+    runs = grouped.runs
+    per_model = runs.groupby("model")["task"].nunique()
+    fewest, most = int(per_model.min()), int(per_model.max())
+    assert fewest < most  # gpt-4o's 50 tasks hold coin-a's 40 task ids
+    said = f"tasks: {runs['task'].nunique()} ({fewest} to {most} per group, 2 groups)"
+    lines = (grouped.out / "curve.csv").read_text().splitlines()
+    assert lines[0] == f"# {said}"
+    caption = (grouped.out / "curve.md").read_text().splitlines()[-1]
+    assert caption.startswith(f"*{said}; ")
+
+
+def test_the_metadata_says_how_many_groups_ran_each_task():
+    coin = pk.simulate_coin(p=0.85, tasks=30, k=5, seed=42)
+    both = pd.concat([coin.assign(model="a"), coin.assign(model="b")], ignore_index=True)
+    assert metadata(pk.reliability_curve(both, by="model"))["tasks"] == "30 (each run by 2 groups)"
+    assert metadata(pk.reliability_curve(coin))["tasks"] == "30"
+
+
 def test_the_report_module_loads_lazily_and_without_matplotlib():
     assert pk.report.export is export
     assert pk.report.__all__ == [

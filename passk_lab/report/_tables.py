@@ -15,8 +15,10 @@ from __future__ import annotations
 import html
 import itertools
 import re
+from collections.abc import Hashable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -432,6 +434,19 @@ _ADJUSTMENTS = {"holm": "Holm", "bh": "Benjamini-Hochberg", None: "no"}
 """A pairwise table's ``attrs["adjust"]``, as its metadata says it."""
 
 
+def _tasks_text(attrs: dict[Hashable, Any]) -> str:
+    """Say the distinct tasks and, for a grouped table, how many groups ran them."""
+    tasks = str(attrs["n_tasks"])
+    if "tasks_per_group" not in attrs:
+        return tasks
+    fewest, most = attrs["tasks_per_group"]
+    groups = attrs["n_groups"]
+    if fewest == most == attrs["n_tasks"]:
+        return f"{tasks} (each run by {groups} groups)" if groups > 1 else tasks
+    per_group = str(most) if fewest == most else f"{fewest} to {most}"
+    return f"{tasks} ({per_group} per group, {groups} groups)"
+
+
 def metadata(frame: pd.DataFrame) -> dict[str, str]:
     """Return what a reader needs to know about a result table, from its ``attrs``.
 
@@ -458,11 +473,17 @@ def metadata(frame: pd.DataFrame) -> dict[str, str]:
     >>> info = metadata(pk.reliability_curve(pk.simulate_coin(seed=42)))
     >>> {key: info[key] for key in ["tasks", "runs per task", "interval method"]}
     {'tasks': '40', 'runs per task': '5', 'interval method': 'auto'}
+
+    With groups, a task every group ran counts once:
+
+    >>> two = pd.concat([pk.simulate_coin(seed=1).assign(model=m) for m in "ab"])
+    >>> metadata(pk.reliability_curve(two, by="model"))["tasks"]
+    '40 (each run by 2 groups)'
     """
     attrs = frame.attrs
     info: dict[str, str] = {}
     if "n_tasks" in attrs:
-        info["tasks"] = str(attrs["n_tasks"])
+        info["tasks"] = _tasks_text(attrs)
     if "runs_per_task" in attrs:
         fewest, most = attrs["runs_per_task"]
         info["runs per task"] = str(most) if fewest == most else f"{fewest} to {most}"
