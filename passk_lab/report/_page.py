@@ -870,7 +870,10 @@ details { margin: 0.5rem 0 1.5rem; }
 """
 
 
-_RUN_COLUMNS = ("task", "run", "passed", "reward", "error", "error_kind", "timed_out")
+_RUN_COLUMNS = (
+    *("task", "run", "passed", "reward", "error", "error_kind", "timed_out"),
+    *("attempts", "started_at", "duration_s"),  # the harness's record of each run
+)
 """The runs table's own columns: they hold the runs, not what the runs were of."""
 _OUTCOME_WORDS = frozenset({"reason", "status", "outcome", "result", "termination", "exit"})
 """Words that make a column a run's outcome (termination_reason, exit_status): the runs' own."""
@@ -1410,12 +1413,18 @@ def write_report(
     Examples
     --------
     >>> import tempfile
+    >>> import pandas as pd
     >>> import passk_lab as pk
+    >>> runs = pk.simulate_coin(seed=42)
     >>> with tempfile.TemporaryDirectory() as folder:
-    ...     written = write_report(pk.simulate_coin(seed=42), folder, n_resamples=1000)
+    ...     written = write_report(runs, folder, k=[1, 5], predict_to=8, source="coin.csv")
     ...     names = [path.name for path in written]
-    >>> names[:2], names[-1]
-    (['curve.csv', 'curve.md'], 'report.html')
+    ...     page = (Path(folder) / "report.html").read_text()
+    ...     ks = pd.read_csv(Path(folder) / "curve.csv", comment="#")["k"].tolist()
+    >>> names[:2], names[-1], ks
+    (['curve.csv', 'curve.md'], 'report.html', [1, 5])
+    >>> "<h1>Reliability report: coin.csv</h1>" in page
+    True
 
     A tally gives the same tables, and a report without the outcome heatmap (it has no
     runs to draw): ``decay_curve.png`` and ``success_histogram.png`` are its figures.
