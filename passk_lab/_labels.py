@@ -53,7 +53,36 @@ LABELS = {  # column (and metric) names; "^k" is set as a superscript where the 
     "pass_pow_k_exclude": "pass^k, errors left out",
     "n_tasks_fail": "tasks, errors as failures",
     "n_tasks_exclude": "tasks, errors left out",
+    # planning (plan_evaluation, required_p, zero_failure_runs and passk-lab plan)
+    "required_p": "per-run p needed",
+    "p0": "p to show",
+    "confidence_level": "confidence",
+    "runs_per_task": "runs per task",
+    "zero_failure_runs": "runs, all passing",
+    "total_runs": "total runs",
+    "task_sd": "task sd",
+    "half_width": "half-width",
+    # variability (variance_components, noise_floor, consistency, g_pass_at_k)
+    "pass_at_1": "pass@1",
+    "between_task_variance": "between-task variance",
+    "within_task_variance": "within-task variance",
+    "flip_share": "tasks with mixed runs",
+    "run_pass_at_1_min": "run pass@1 min",
+    "run_pass_at_1_max": "run pass@1 max",
+    "run_pass_at_1_sd": "run pass@1 sd",
+    "runs_per_comparison": "runs per comparison",
+    "noise_floor": "noise floor",
+    "standard_error": "standard error",
+    "consistency_unbiased": "consistency, unbiased",
+    "g_pass_at_k": "G-pass@k",
 }
+
+PLAN_LABELS = {"target": "pass^k wanted"}
+"""Labels of planning columns whose names other tables use for something else.
+
+A samples table's ``target`` is the answer a task expects, so ``plan rate``'s
+``target`` (the pass^k wanted) is labelled only where a plan is shown.
+"""
 
 INTERVAL_LABELS = {  # a curve's interval_method values
     "clopper_pearson": "Clopper\N{EN DASH}Pearson",

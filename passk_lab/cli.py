@@ -464,20 +464,6 @@ def _stem(path: str) -> str:
     return (whole.name if whole.is_dir() else whole.stem) or "runs"
 
 
-_PLAN_LABELS = {
-    "target": "pass^k wanted",
-    "required_p": "per-run p needed",
-    "p0": "p to show",
-    "confidence_level": "confidence",
-    "runs_per_task": "runs per task",
-    "zero_failure_runs": "runs, all passing",
-    "total_runs": "total runs",
-    "task_sd": "task sd",
-    "half_width": "half-width",
-}
-"""How the plain table and Markdown label the planning tables' columns."""
-
-
 _PLAN_GIVEN = ("target", "p0", "confidence_level", "icc")
 """The columns of the planning tables that hold a value given: shown as it was, not rounded."""
 
@@ -609,11 +595,13 @@ def _emit_plan(
     """Print a plan as --to asks; the plain table and Markdown have `note` under them."""
     import pandas as pd
 
+    from passk_lab._labels import PLAN_LABELS
+
     table = pd.DataFrame(rows)
     if args.to not in ("csv", "json"):  # the values given, as they were typed
         given = [name for name in _PLAN_GIVEN if name in table.columns]
         table[given] = table[given].map(lambda value: f"{value:.15g}")
-    shown = _shown(table, args, digits=4, labels=_PLAN_LABELS)
+    shown = _shown(table, args, digits=4, labels=PLAN_LABELS)
     if args.to in ("csv", "json"):
         _emit(shown)
         return

@@ -292,3 +292,21 @@ def test_columns_named_by_numbers_are_shown_by_their_text():
     assert ">0.500<" in html
     with pytest.raises(ValueError, match="appear more than once"):
         pk.styled(pd.DataFrame([[1, 2]], columns=[1, "1"]))
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        lambda runs: pk.plan_evaluation(0.05, 0.85, 5),
+        lambda runs: pk.variance_components(runs),
+        lambda runs: pk.noise_floor(runs),
+        lambda runs: pk.consistency(runs),
+        lambda runs: pk.g_pass_at_k(runs, [1, 3], [0.5, "mean"]),
+    ],
+    ids=["plan_evaluation", "variance_components", "noise_floor", "consistency", "g_pass_at_k"],
+)
+def test_planning_and_variability_tables_read_with_labels(table) -> None:
+    frame = table(pk.simulate_coin(tasks=10, k=3, seed=42))
+    headers, _ = _grid(pk.styled(frame).to_html())
+    assert len(headers) >= len(frame.columns) - 2  # every low and high pair is one column
+    assert [header for header in headers if "_" in header] == []
