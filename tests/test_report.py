@@ -402,12 +402,26 @@ def tables_of(folder):
 OPTIONS = {"by": "model", "n_resamples": 200}
 
 
+def _no_figure(figure, path, *args, **kwargs):
+    """Write an empty file where a figure would be saved: for tests of tables, names and pages."""
+    Path(path).write_bytes(b"")
+
+
+@pytest.fixture
+def no_figures(monkeypatch):
+    """Every figure a report saves is an empty file: drawing PNG and SVG takes seconds."""
+    from matplotlib.figure import Figure
+
+    monkeypatch.setattr(Figure, "savefig", _no_figure)
+
+
 @pytest.fixture(scope="module")
 def grouped(tmp_path_factory):
     """gpt-4o, whose runs record 5 errors, and coin-a by model: the report, its checks and titles.
 
     Every check of a runs table splits it into tasks in find_units: ``checks`` counts
-    them. ``titles`` holds the axes titles of every figure file, as it was saved.
+    them. ``titles`` holds the axes titles of every figure file, as it was saved; the
+    files themselves are empty.
     """
     from matplotlib.figure import Figure
 
@@ -417,7 +431,7 @@ def grouped(tmp_path_factory):
     runs = runs[runs["model"] != "coin-b"].reset_index(drop=True)
     out = tmp_path_factory.mktemp("grouped")
     checks, titles = [], {}
-    find_units, savefig = tally_module.find_units, Figure.savefig
+    find_units = tally_module.find_units
 
     def counted(*args, **kwargs):
         checks.append(1)
@@ -426,7 +440,7 @@ def grouped(tmp_path_factory):
     def saved(figure, path, *args, **kwargs):
         shown = [figure.get_suptitle(), *(ax.get_title() for ax in figure.axes)]
         titles[Path(path).name] = [title for title in shown if title]
-        return savefig(figure, path, *args, **kwargs)
+        _no_figure(figure, path)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(tally_module, "find_units", counted)
@@ -442,7 +456,7 @@ def grouped(tmp_path_factory):
     ("errors", "given"), [("fail", ("tally", "dask")), ("exclude", ("tally",))]
 )
 def test_report_from_a_tally_or_a_dask_frame_has_the_tables_of_the_runs(
-    tmp_path, grouped, errors, given
+    tmp_path, grouped, errors, given, no_figures
 ):
     dd = pytest.importorskip("dask.dataframe")
     runs = grouped.runs
@@ -859,7 +873,7 @@ def test_report_refuses_a_folder_it_did_not_write_unless_forced(tmp_path, capsys
     assert (out / "curve.csv").read_text().startswith("# tasks: 2")
 
 
-def test_report_replaces_its_own_files_and_removes_its_stale_ones(tmp_path):
+def test_report_replaces_its_own_files_and_removes_its_stale_ones(tmp_path, no_figures):
     out = tmp_path / "out"
     runs = pk.simulate_coin(tasks=2, k=2, seed=1)[["task", "run", "passed"]]  # records no errors
     errored = runs.assign(passed=[False, True, True, True], error=["RateLimitError", *[None] * 3])
@@ -874,7 +888,9 @@ def test_report_replaces_its_own_files_and_removes_its_stale_ones(tmp_path):
     assert manifest["files"] == sorted(names)
 
 
-def test_a_folder_holding_another_inputs_report_is_refused_unless_forced(tmp_path, capsys):
+def test_a_folder_holding_another_inputs_report_is_refused_unless_forced(
+    tmp_path, capsys, no_figures
+):
     runs = pk.simulate_coin(tasks=2, k=2, seed=1)[["task", "run", "passed"]]
     first, second = tmp_path / "a" / "runs.csv", tmp_path / "b" / "runs.csv"
     for path in (first, second):
@@ -911,7 +927,7 @@ def test_every_group_gets_its_own_short_file_name_in_any_case():
     assert max(map(len, slugs)) <= 56
 
 
-def test_report_gives_every_group_its_own_short_file_names(tmp_path):
+def test_report_gives_every_group_its_own_short_file_names(tmp_path, no_figures):
     groups = ["GPT_4", "gpt_4"]  # one file on a file system that ignores case, unless hashed
     runs = pd.concat(
         [
