@@ -524,7 +524,7 @@ def headline(runs, name=""):
 def coin_report(tmp_path_factory):
     """One agent's report of 40 tasks x 5 runs whose runs record errors, none of them errored."""
     runs = pk.simulate_coin(seed=42).assign(
-        error=None, domain="airline", user_cost=0.5, file="coin.csv"
+        error=None, domain="airline", user_cost=0.5, file="coin.csv", attempts=1
     )
     runs["trace"] = [["user: hi", "agent: done"]] * len(runs)  # one list per run, as logs hold
     out = tmp_path_factory.mktemp("coin")
@@ -543,6 +543,7 @@ def test_the_page_leads_with_a_sentence_of_its_numbers_then_names_its_input(coin
     assert text.index("<dt>input</dt>") < text.index("<img")  # the figures come after
     assert f"<dt>runs</dt><dd>{len(runs)} runs of 40 tasks, 5 per task</dd>" in text
     assert "<dt>domain</dt><dd>airline</dd>" in text  # one value: it describes the runs
+    assert "<dt>attempts</dt>" not in text  # the harness's record of a run is the run's own
     assert "<dt>file</dt>" not in text  # the file a reader names is the input, said once
     assert "user_cost" not in text  # numbers measured per run do not
     assert "trace" not in text
@@ -776,6 +777,8 @@ def test_a_grouped_reports_metadata_counts_each_task_once(grouped):
     assert lines[0] == f"# {said}"
     caption = (grouped.out / "curve.md").read_text().splitlines()[-1]
     assert caption.startswith(f"*{said}; ")
+    for table in ("betabinom", "success_counts"):  # every table the report writes says so
+        assert (grouped.out / f"{table}.csv").read_text().splitlines()[0] == f"# {said}"
 
 
 def test_the_metadata_says_how_many_groups_ran_each_task():

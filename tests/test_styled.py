@@ -99,7 +99,7 @@ def test_digits_sets_the_decimals(curve: pd.DataFrame) -> None:
             assert decimals == [digits, digits]
 
 
-def test_counts_read_as_integers_and_small_p_values_as_a_bound() -> None:
+def test_counts_read_as_integers_and_p_values_with_two_significant_digits() -> None:
     table = pd.DataFrame(
         {
             "n_tasks": [5.000000e01, 1.2e3],  # whole floats of a count

@@ -196,11 +196,23 @@ def _group_states(states: pd.DataFrame, rows: npt.NDArray[np.bool_], by: list[st
     return part.loc[:, part.notna().any().to_numpy()]
 
 
-def _extent(counted: pd.DataFrame) -> dict[Hashable | None, Any]:
-    """Return the tasks and the runs per task (fewest, most) of a tally table, as ``attrs``."""
+def _extent(counted: pd.DataFrame, by: list[str]) -> dict[Hashable | None, Any]:
+    """Return the tasks and the runs per task (fewest, most) of a tally table, as ``attrs``.
+
+    With groups, a task two groups ran is one task: the count of ids, with the groups and the
+    fewest and most tasks of one, as :func:`~passk_lab.reliability_curve` records them.
+    """
+    runs: dict[Hashable | None, Any] = {
+        "runs_per_task": [int(counted["n"].min()), int(counted["n"].max())]
+    }
+    if not by:
+        return {"n_tasks": len(counted), **runs}
+    per = counted.groupby(by, sort=False, dropna=False)["task"].nunique()
     return {
-        "n_tasks": len(counted),
-        "runs_per_task": [int(counted["n"].min()), int(counted["n"].max())],
+        "n_tasks": int(counted["task"].nunique()),
+        "n_groups": len(per),
+        "tasks_per_group": [int(per.min()), int(per.max())],
+        **runs,
     }
 
 
@@ -1469,15 +1481,15 @@ def write_report(
         "betabinom": pd.concat(fits, ignore_index=True),
         "success_counts": pd.concat(counts, ignore_index=True),
     }
-    tables["betabinom"].attrs = {**_extent(counted), "errors": errors}
-    tables["success_counts"].attrs = {**_extent(counted), "errors": errors}
+    tables["betabinom"].attrs = {**_extent(counted, groups_by), "errors": errors}
+    tables["success_counts"].attrs = {**_extent(counted, groups_by), "errors": errors}
     errored = int(recorded["n_errors"].sum()) if "n_errors" in recorded else 0
     if errored:
         tables["errors"] = error_sensitivity(recorded, by=by)
-        tables["errors"].attrs = _extent(recorded)
+        tables["errors"].attrs = _extent(recorded, groups_by)
     if costs is not None:
         tables["costs"] = _cost_table(tables["curve"], summary, costs)
-        tables["costs"].attrs = {**_extent(counted), "errors": errors}
+        tables["costs"].attrs = {**_extent(counted, groups_by), "errors": errors}
     shown_ks = sorted(set(measured["k"].tolist()))
     ranking = _ranking(
         counted,
