@@ -167,6 +167,16 @@ def latex_text(text: str) -> str:
     A leading ``[`` is braced, so that after a row's ``\\`` it is not read as
     the optional argument of the line break.
 
+    Parameters
+    ----------
+    text : str
+        A cell, a label or a caption.
+
+    Returns
+    -------
+    str
+        `text` as LaTeX writes it, for a ``tabular`` compiled by pdflatex.
+
     Examples
     --------
     >>> print(latex_text("[0.1, 0.2] of 95% of pass^k, <0.001"))
