@@ -48,7 +48,7 @@ from passk_lab._warnings import warn
 from passk_lab.estimators import error_sensitivity, reliability_curve
 from passk_lab.heterogeneity import fit_betabinom, success_counts
 from passk_lab.leaderboard import ranks_and_tests
-from passk_lab.report._tables import export, html_text, labelled, metadata, to_html
+from passk_lab.report._tables import export, html_text, labelled, metadata, settled, to_html
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -69,7 +69,7 @@ _EVERY_K = 20
 
 def _num(value: float, spec: str) -> str:
     """Return `value` in the format `spec`, first to 12 significant digits: no float noise."""
-    return format(float(f"{value:.12g}"), spec)
+    return format(settled(value), spec)
 
 
 def _shown_ks(most: int, last: int | None = None) -> list[int]:

@@ -38,6 +38,7 @@ __all__ = [
     "latex_text",
     "metadata",
     "metadata_line",
+    "settled",
     "to_html",
     "to_latex",
     "to_markdown",
@@ -47,13 +48,25 @@ _SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".md": "markdown", ".tex": "l
 _SUFFIXES |= {".html": "html", ".htm": "html"}
 
 
-def _fixed(value: float, digits: int) -> str:
-    """Return `value` to `digits` decimals, a negative one that rounds to zero without its sign.
+def settled(value: float) -> float:
+    """Return `value` to 12 significant digits: float noise gone before a number is rounded.
 
-    The value is first taken to 12 significant digits, so that float noise (0.5425
-    stored as 0.54249999...) rounds one way in every table.
+    0.5425 computed two ways may be stored as 0.54249999... or 0.54250000...; settled
+    first, both are one number, which rounds one way in every table and sentence.
+
+    Examples
+    --------
+    >>> [f"{value:.3f}" for value in (0.5424999999999999, 0.5425000000000001)]
+    ['0.542', '0.543']
+    >>> [f"{settled(value):.3f}" for value in (0.5424999999999999, 0.5425000000000001)]
+    ['0.542', '0.542']
     """
-    text = f"{float(f'{value:.12g}'):.{digits}f}"
+    return float(f"{value:.12g}")
+
+
+def _fixed(value: float, digits: int) -> str:
+    """Return `value` to `digits` decimals (settled), a negative that rounds to zero unsigned."""
+    text = f"{settled(value):.{digits}f}"
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
