@@ -112,7 +112,7 @@ def report(tmp_path_factory):
     if CHROMIUM is None:
         if IN_CI:
             pytest.fail("CI is set and chromium is missing: install it (apt-get install chromium)")
-        pytest.skip("chromium is not installed")
+        pytest.skip("chromium is not installed: the page cannot be rendered (CI installs it)")
     groups = [
         pk.simulate_coin(p=p, tasks=12, k=6, seed=seed).assign(
             model=model, domain=domain, error=None
