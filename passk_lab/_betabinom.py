@@ -44,12 +44,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, TypeAlias
 
 import numpy as np
 import pandas as pd
 
 from passk_lab._checks import confidence, positive_int
+from passk_lab._choices import FIT_MODELS, FitModel
 from passk_lab._interval import ConfidenceInterval
 from passk_lab._summary import Shown, p_value_text, summary_html, summary_repr
 from passk_lab._typing import Bools, Floats, Ints
@@ -65,8 +66,8 @@ __all__ = [
     "outcome_chances",
 ]
 
-Model = Literal["auto", "betabinom", "inflated"]
-MODELS: tuple[Model, ...] = ("auto", "betabinom", "inflated")
+Model: TypeAlias = FitModel
+MODELS: tuple[Model, ...] = FIT_MODELS
 
 _EDGE = 1e-12  # distance kept from mu = 0, mu = 1 and rho = 1, where the likelihood has poles
 _LOWER = np.array([_EDGE, 0.0])  # the box of (mu, rho) searched

@@ -8,12 +8,11 @@ the cost does not depend on T.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal, TypeAlias
 
 import numpy as np
 
 from passk_lab._checks import check_size, confidence
-from passk_lab._choices import BOOTSTRAP_METHODS
+from passk_lab._choices import BOOTSTRAP_METHODS, BootstrapMethod
 from passk_lab._interval import ConfidenceInterval, normal_cdf, normal_quantile, z_value
 from passk_lab._typing import Floats, Ints
 
@@ -24,8 +23,6 @@ __all__ = [
     "two_level_bootstrap",
     "weighted_means",
 ]
-
-BootstrapMethod: TypeAlias = Literal["percentile", "bca"]
 
 _REPLICATE_BYTES = 16
 """Bytes per resample and column of a bootstrap: the float64 replicate and its sorted copy."""
@@ -152,8 +149,9 @@ def _check_replicates(n_resamples: int, columns: int) -> None:
         "the bootstrap's replicates",
         (n_resamples, columns),
         _REPLICATE_BYTES,
-        "ask for fewer resamples (n_resamples; --resamples on the command line) or fewer ks",
+        "ask for fewer resamples (n_resamples) or fewer ks",
         names=("resamples", "statistics"),
+        keywords=("n_resamples", "ks"),
     )
 
 

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from passk_lab._errors import with_keywords
 from passk_lab._typing import Ints
 
 __all__ = [
@@ -117,6 +118,7 @@ def check_size(
     *,
     names: Sequence[str] | None = None,
     cells: str = "cells",
+    keywords: Sequence[str] = (),
 ) -> None:
     """Refuse, before allocating, an array of `shape` that would take more than the budget.
 
@@ -134,6 +136,8 @@ def check_size(
         The dimensions' names, one each.
     cells : str, default "cells"
         What one cell of the array is, for the message (``"runs"``).
+    keywords : sequence of str
+        The keywords of the call that `fix` changes.
 
     Raises
     ------
@@ -154,8 +158,11 @@ def check_size(
     if names is not None:
         sizes = [f"{size} {name}" for size, name in zip(sizes, names, strict=True)]
     total = f" = {needed // bytes_each:,} {cells}" if len(sizes) > 1 else ""
-    raise ValueError(
-        f"{what} would hold {' x '.join(sizes)}{total} at {bytes_each} bytes each "
-        f"({needed / 1024**3:.3g} GiB), more than the {MEMORY_BUDGET / 1024**3:g} GiB "
-        f"passk_lab lets one computation hold; {fix}"
+    raise with_keywords(
+        ValueError(
+            f"{what} would hold {' x '.join(sizes)}{total} at {bytes_each} bytes each "
+            f"({needed / 1024**3:.3g} GiB), more than the {MEMORY_BUDGET / 1024**3:g} GiB "
+            f"passk_lab lets one computation hold; {fix}"
+        ),
+        *keywords,
     )

@@ -82,7 +82,7 @@ import numpy.typing as npt
 
 from passk_lab._checks import confidence
 from passk_lab._typing import Floats, Ints
-from passk_lab._warnings import warn
+from passk_lab._warnings import EmptySequenceWarning, warn
 
 __all__ = ["GRID_STEPS", "betting_interval", "betting_intervals", "betting_sequence"]
 
@@ -185,13 +185,15 @@ def _scaled(grid: Ints, lower: float, upper: float) -> Floats:
 
 def _warn_empty(position: str, alpha: float) -> None:
     warn(
-        f"the confidence sequence is empty from values[{position}] on: every mean has been "
-        f"excluded by some prefix. A sequence misses the mean with probability at most "
-        f"{alpha:g}, and a miss ends this way once the intervals close in on the mean; or the "
-        f"mean changed during the run (a model, task set or grader that changed), and no "
-        f"confidence sequence for one mean applies. The limits are held at those before "
-        f"values[{position}]; a larger confidence_level makes a miss rarer.",
-        RuntimeWarning,
+        EmptySequenceWarning(
+            f"the confidence sequence is empty from values[{position}] on: every mean has been "
+            f"excluded by some prefix. A sequence misses the mean with probability at most "
+            f"{alpha:g}, and a miss ends this way once the intervals close in on the mean; or the "
+            f"mean changed during the run (a model, task set or grader that changed), and no "
+            f"confidence sequence for one mean applies. The limits are held at those before "
+            f"values[{position}]; a larger confidence_level makes a miss rarer.",
+            position=position,
+        )
     )
 
 

@@ -21,7 +21,13 @@ from passk_lab._data.rules import By, ErrorPolicy
 from passk_lab._data.tally import Tally, as_tally
 from passk_lab._interval_policy import IntervalSpec, curve_intervals
 from passk_lab._typing import Bools, Floats, Ints
-from passk_lab._warnings import warn
+from passk_lab._warnings import (
+    FewTasksWarning,
+    FitRejectedWarning,
+    NoEstimateWarning,
+    TasksLeftOutWarning,
+    warn,
+)
 
 __all__ = [
     "by_group",
@@ -73,9 +79,12 @@ def warn_empty(cells: Cells, counted: Floats, ks: Ints, asked: Bools | None = No
         else f"no task has that many runs (the most is {most})"
     )
     warn(
-        f"no estimate for k = {_listed(missing)}{where}{others}: {why}, so pass^k and pass@k "
-        f"are NaN",
-        RuntimeWarning,
+        NoEstimateWarning(
+            f"no estimate for k = {_listed(missing)}{where}{others}: {why}, so pass^k and "
+            f"pass@k are NaN",
+            ks=missing.tolist(),
+            most_runs=most,
+        )
     )
 
 
@@ -151,6 +160,7 @@ def group_ks(cells: Cells, ks: Iterable[object] | None) -> list[Ints]:
             f"ask for fewer ks: no task has more than {most:,} runs, so a k above that has no "
             f"estimate",
             names=("ks",),
+            keywords=("ks",),
         )
     return [k_values(ks, int(largest)) for largest in cells.max_n()]
 
@@ -163,12 +173,16 @@ def _warn_dropped(cells: Cells, counted: Floats, all_ks: Ints, asked_ks: list[In
         if len(dropped):
             first = int(dropped[0])
             warn(
-                f"k = {int(ks[first])}{cells.where(group)} counts {int(tasks[first])} of the "
-                f"{int(tasks[0])} tasks counted at k = {int(ks[0])}: only tasks with at least k "
-                f"runs count, so the rows from k = {int(ks[first])} on describe another set of "
-                f"tasks; reliability_curve(..., common_tasks=True) counts every k on the tasks "
-                f"that have the runs of all of them",
-                RuntimeWarning,
+                TasksLeftOutWarning(
+                    f"k = {int(ks[first])}{cells.where(group)} counts {int(tasks[first])} of "
+                    f"the {int(tasks[0])} tasks counted at k = {int(ks[0])}: only tasks with at "
+                    f"least k runs count, so the rows from k = {int(ks[first])} on describe "
+                    f"another set of tasks; reliability_curve(..., common_tasks=True) counts "
+                    f"every k on the tasks that have the runs of all of them",
+                    k=int(ks[first]),
+                    counted=int(tasks[first]),
+                    first=int(tasks[0]),
+                )
             )
             return
 
@@ -180,10 +194,13 @@ def _warn_few(cells: Cells, counted: Floats, all_ks: Ints, asked_ks: list[Ints])
         single = ks[tasks == 1]
         if len(single):
             warn(
-                f"the intervals at k = {', '.join(map(str, single))}{cells.where(group)} are "
-                f"NaN: one task has that many runs, and one task says nothing about the next "
-                f"one; give more tasks k runs, or choose smaller ks",
-                RuntimeWarning,
+                FewTasksWarning(
+                    f"the intervals at k = {', '.join(map(str, single))}{cells.where(group)} "
+                    f"are NaN: one task has that many runs, and one task says nothing about "
+                    f"the next one; give more tasks k runs, or choose smaller ks",
+                    ks=single.tolist(),
+                    tasks=1,
+                )
             )
             return
 
@@ -191,10 +208,14 @@ def _warn_few(cells: Cells, counted: Floats, all_ks: Ints, asked_ks: list[Ints])
 def _warn_rejected(cells: Cells, group: int, p_value: float, most: int) -> None:
     """Warn that predictions past the observed runs rest on a model the data reject."""
     warn(
-        f"the beta-binomial model fits the runs{cells.where(group)} badly (goodness of fit "
-        f"p = {p_value:.2g}): betabinom_pow_k past k = {most}, the most runs observed, rests on "
-        f"its shape and is not to be trusted; see success_counts(runs) for where it misses",
-        RuntimeWarning,
+        FitRejectedWarning(
+            f"the beta-binomial model fits the runs{cells.where(group)} badly (goodness of fit "
+            f"p = {p_value:.2g}): betabinom_pow_k past k = {most}, the most runs observed, "
+            f"rests on its shape and is not to be trusted; see success_counts(runs) for where "
+            f"it misses",
+            p_value=p_value,
+            most_runs=most,
+        )
     )
 
 
@@ -215,6 +236,7 @@ def _check_ks(cells: Cells, asked_ks: list[Ints], predict_to: int, fitted: bool)
         f"give a smaller predict_to: the curve predicts every k from the largest asked "
         f"({smallest:,}) up to it",
         names=("ks",),
+        keywords=("predict_to",),
     )
     if fitted:
         largest = max(predict_to, *(int(ks.max()) for ks in asked_ks))
@@ -225,6 +247,7 @@ def _check_ks(cells: Cells, asked_ks: list[Ints], predict_to: int, fitted: bool)
             f"ask for a smaller largest k (predict_to, or ks): the prediction at k = "
             f"{largest:,} takes every k below it",
             names=("ks",),
+            keywords=("predict_to", "ks"),
         )
 
 

@@ -13,7 +13,7 @@ import os
 import stat
 from pathlib import Path
 
-__all__ = ["check_regular", "ends_with_line_break", "not_utf8", "read_text"]
+__all__ = ["check_regular", "encodable", "ends_with_line_break", "not_utf8", "read_text"]
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -97,3 +97,18 @@ def ends_with_line_break(file: Path, size: int) -> bool:
     with file.open("rb") as data:
         data.seek(size - 1)
         return data.read(1) in (b"\n", b"\r")
+
+
+def encodable(text: str) -> str:
+    r"""Return `text` as it can be encoded in UTF-8: lone surrogates as backslash escapes.
+
+    Examples
+    --------
+    >>> encodable("caf\u00e9"), encodable("report-\udcff.txt")
+    ('café', 'report-\\udcff.txt')
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text

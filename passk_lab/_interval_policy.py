@@ -13,17 +13,17 @@ never by column position.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, NamedTuple, TypeAlias
+from typing import NamedTuple
 
 import numpy as np
 
 from passk_lab._bootstrap import task_bootstrap, two_level_bootstrap
 from passk_lab._checks import confidence, positive_int
-from passk_lab._choices import INTERVAL_METHODS
+from passk_lab._choices import INTERVAL_METHODS, BinomialMethod, IntervalMethod, Resampling
 from passk_lab._data.cells import products
 from passk_lab._mean_intervals import TaskMoments, effective_n_interval
 from passk_lab._typing import Floats, Ints
-from passk_lab.intervals import BinomialMethod, binomial_ci
+from passk_lab.intervals import binomial_ci
 
 __all__ = [
     "INTERVAL_METHODS",
@@ -34,19 +34,6 @@ __all__ = [
     "Statistics",
     "curve_intervals",
 ]
-
-IntervalMethod: TypeAlias = Literal[
-    "auto",
-    "wilson",
-    "clopper_pearson",
-    "jeffreys",
-    "agresti_coull",
-    "wald",
-    "percentile",
-    "bca",
-    "two-level",
-]
-Resampling: TypeAlias = Literal["percentile", "bca", "two-level"]
 
 _CHOICES: dict[IntervalMethod, tuple[BinomialMethod, Resampling | None]] = {
     "auto": ("clopper_pearson", None),

@@ -11,21 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import pandas as pd
 
 from passk_lab._bootstrap import task_bootstrap
 from passk_lab._checks import k_values
+from passk_lab._choices import UNMATCHED, PairedMethod, Unmatched
 from passk_lab._data.rules import display
 from passk_lab._data.tally import Tally
+from passk_lab._errors import with_keywords
 from passk_lab._interval_policy import Statistics
 from passk_lab._mean_intervals import paired_interval
 from passk_lab._typing import Floats, Ints
-from passk_lab._warnings import warn
+from passk_lab._warnings import FewTasksWarning, UnmatchedTasksWarning, warn
 
-__all__ = ["Pairing", "examples", "pair", "paired_table", "pairing_table"]
+__all__ = ["SIDES", "Pairing", "examples", "pair", "paired_table", "pairing_table"]
 
 
 def examples(tasks: pd.Index) -> str:
@@ -39,26 +40,42 @@ def _listing(tasks: pd.Index) -> str:
     return f" ({examples(tasks)})" if len(tasks) else ""
 
 
-def _as_text_hint(only_a: pd.Index, only_b: pd.Index) -> str:
-    """Say so when tasks only one side has match the other side's as text ("0" and 0)."""
+SIDES = ("runs_a", "runs_b")
+"""The two sides of a comparison as messages name them by default: compare's parameters."""
+
+
+def _as_text_hint(only_a: pd.Index, only_b: pd.Index, names: tuple[str, str]) -> str:
+    """Say so when tasks only one side has match the other side's as text ("0" and 0).
+
+    With the default `names` (the parameters' names) the fix is a line of pandas; with
+    names of the caller's, it is said in words.
+    """
     position = pd.Index(only_b.map(str)).get_indexer(only_a.map(str))
     matched = np.flatnonzero(position >= 0)
     if len(matched) == 0:
         return ""
     a, b = only_a[matched[0]], only_b[position[matched[0]]]
-    text_side = "runs_b" if isinstance(b, str) else "runs_a"
-    other = "runs_a" if text_side == "runs_b" else "runs_b"
+    other = names[0] if isinstance(b, str) else names[1]
+    fix = (
+        f", e.g. {other}['task'] = {other}['task'].astype(str)"
+        if names == SIDES
+        else ": ids all numbers or all text"
+    )
     return (
-        f"; runs_a's {display(a)!r} and runs_b's {display(b)!r} are one id written two ways "
-        f"({len(matched)} such task(s); a CSV file's ids are read as text): give both sides one "
-        f"kind, e.g. {other}['task'] = {other}['task'].astype(str)"
+        f"; {names[0]}'s {display(a)!r} and {names[1]}'s {display(b)!r} are one id written two "
+        f"ways ({len(matched)} such task(s); a CSV file's ids are read as text): give both "
+        f"sides one kind{fix}"
     )
 
 
-def _match(first: Tally, second: Tally, unmatched: str) -> tuple[Ints, Ints, pd.Index, pd.Index]:
+def _match(
+    first: Tally, second: Tally, unmatched: str, names: tuple[str, str]
+) -> tuple[Ints, Ints, pd.Index, pd.Index]:
     """Positions of the shared tasks in each tally, and the tasks only one side has."""
-    if unmatched not in ("raise", "drop"):
-        raise ValueError(f"unmatched must be 'raise' or 'drop', got {unmatched!r}")
+    if unmatched not in UNMATCHED:
+        raise with_keywords(
+            ValueError(f"unmatched must be 'raise' or 'drop', got {unmatched!r}"), "unmatched"
+        )
     tasks_a = pd.Index(first.labels["task"])
     tasks_b = pd.Index(second.labels["task"])
     in_b = tasks_b.get_indexer(tasks_a)
@@ -67,19 +84,27 @@ def _match(first: Tally, second: Tally, unmatched: str) -> tuple[Ints, Ints, pd.
     shared = int((in_b >= 0).sum())
     if len(only_a) or len(only_b):
         what = (
-            f"{len(only_a)} task(s) appear only in runs_a{_listing(only_a)} and "
-            f"{len(only_b)} only in runs_b{_listing(only_b)}"
-        ) + _as_text_hint(only_a, only_b)
+            f"{len(only_a)} task(s) appear only in {names[0]}{_listing(only_a)} and "
+            f"{len(only_b)} only in {names[1]}{_listing(only_b)}"
+        ) + _as_text_hint(only_a, only_b, names)
         if shared == 0:
             raise ValueError(f"the two sides share no task: {what}; compare needs the same tasks")
         if unmatched == "raise":
-            raise ValueError(
-                f"{what}; a paired comparison needs the same tasks on both sides: run the missing "
-                f"ones, or pass unmatched='drop' (--unmatched drop on the command line) to "
-                f"compare the {shared} shared tasks (the dropped ones are listed in the result's "
-                f"attrs)"
+            raise with_keywords(
+                ValueError(
+                    f"{what}; a paired comparison needs the same tasks on both sides: run the "
+                    f"missing ones, or pass unmatched='drop' to compare the {shared} shared tasks "
+                    "(the dropped ones are listed in the result's attrs)"
+                ),
+                "unmatched",
             )
-        warn(f"compared the {shared} shared tasks and dropped {what}")
+        warn(
+            UnmatchedTasksWarning(
+                f"compared the {shared} shared tasks and dropped {what}",
+                kept=shared,
+                dropped=[*map(display, only_a), *map(display, only_b)],
+            )
+        )
     keep = np.flatnonzero(in_b >= 0)
     return keep, in_b[keep], only_a, only_b
 
@@ -115,9 +140,14 @@ class Pairing:
     errors: str
 
 
-def pair(first: Tally, second: Tally, unmatched: Literal["raise", "drop"] = "raise") -> Pairing:
-    """Match the tasks of two checked tallies (no groups): the one matching of a comparison."""
-    rows_a, rows_b, only_a, only_b = _match(first, second, unmatched)
+def pair(
+    first: Tally, second: Tally, unmatched: Unmatched = "raise", names: tuple[str, str] = SIDES
+) -> Pairing:
+    """Match the tasks of two checked tallies (no groups): the one matching of a comparison.
+
+    `names` are what the messages call the two sides.
+    """
+    rows_a, rows_b, only_a, only_b = _match(first, second, unmatched, names)
     joint = np.column_stack([first.n[rows_a], first.c[rows_a], second.n[rows_b], second.c[rows_b]])
     cells, tasks = np.unique(joint, axis=0, return_counts=True)
     return Pairing(cells, tasks.astype(np.int64), only_a, only_b, first.errors)
@@ -129,10 +159,10 @@ def paired_table(
     ks: Iterable[int] | None,
     *,
     confidence_level: float,
-    method: Literal["auto", "bca", "percentile"] = "auto",
+    method: PairedMethod = "auto",
     n_resamples: int = 10_000,
     rng: int | np.random.Generator | None = None,
-    unmatched: Literal["raise", "drop"] = "raise",
+    unmatched: Unmatched = "raise",
 ) -> pd.DataFrame:
     """Return :func:`compare`'s table of two checked tallies (no groups), at a checked level.
 
@@ -155,7 +185,7 @@ def pairing_table(
     ks: Iterable[int] | None,
     *,
     confidence_level: float,
-    method: Literal["auto", "bca", "percentile"] = "auto",
+    method: PairedMethod = "auto",
     n_resamples: int = 10_000,
     rng: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
@@ -202,9 +232,12 @@ def pairing_table(
     if np.any(counted == 1):
         single = np.unique(np.tile(values_ks, 2)[counted == 1])
         warn(
-            f"the intervals at k = {', '.join(map(str, single))} are NaN: one task has that many "
-            f"runs on both sides, and one task says nothing about the next one",
-            RuntimeWarning,
+            FewTasksWarning(
+                f"the intervals at k = {', '.join(map(str, single))} are NaN: one task has that "
+                f"many runs on both sides, and one task says nothing about the next one",
+                ks=single.tolist(),
+                tasks=1,
+            )
         )
     width = len(values_ks)
     table = pd.DataFrame(

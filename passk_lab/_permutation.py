@@ -33,16 +33,16 @@ A's share of them is Binomial(discordant, 1/2) under the null.
 from __future__ import annotations
 
 import math
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from scipy import special
 
+from passk_lab._choices import Metric
 from passk_lab._typing import Floats, Ints
 
 __all__ = ["PermutationTest", "permutation_test"]
 
-Metric = Literal["pass_pow_k", "pass_at_k"]
 
 _LATTICE = 1 << 20
 """The most points of the lattice of the statistic that the exact distribution is computed on."""

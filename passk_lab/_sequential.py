@@ -37,7 +37,7 @@ from passk_lab._confidence_sequence import betting_interval
 from passk_lab._mean_intervals import TaskMoments, effective_n_interval
 from passk_lab._two_stage import Statistic, TwoStagePlan, choose_plan
 from passk_lab._typing import Floats, Ints
-from passk_lab._warnings import warn
+from passk_lab._warnings import EvaluationWarning, warn
 
 __all__ = [
     "Design",
@@ -208,10 +208,13 @@ def _warn_unrecorded(limits: Mapping[str, float], seen: set[str]) -> None:
     if unrecorded:
         recorded = ", ".join(map(repr, sorted(seen))) or "none"
         warn(
-            f"max_cost limits {', '.join(map(repr, unrecorded))}, but no run of the first batch "
-            f"recorded a cost of that name (the runs recorded: {recorded}), so that limit cannot "
-            "stop the evaluation; name a cost the runs record, or give the tasks a cost",
-            RuntimeWarning,
+            EvaluationWarning(
+                f"max_cost limits {', '.join(map(repr, unrecorded))}, but no run of the first "
+                f"batch recorded a cost of that name (the runs recorded: {recorded}), so that "
+                "limit cannot stop the evaluation; name a cost the runs record, or give the tasks "
+                "a cost",
+                keywords=("max_cost",),
+            )
         )
 
 

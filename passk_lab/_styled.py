@@ -6,12 +6,13 @@ import importlib.util
 import math
 import numbers
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from passk_lab._checks import as_int
+from passk_lab._choices import Escape
 from passk_lab._labels import label
 from passk_lab._summary import level_text, p_value_text
 from passk_lab.report._tables import P_VALUES, html_text, labelled, latex_text
@@ -39,9 +40,7 @@ _BOOKTABS: list[CSSDict] = [
 """The Styler's table styles that draw booktabs rules in its LaTeX."""
 
 
-def styled(
-    table: pd.DataFrame, *, digits: int = 3, escape: Literal["html", "latex"] = "html"
-) -> Styler:
+def styled(table: pd.DataFrame, *, digits: int = 3, escape: Escape = "html") -> Styler:
     r"""Return a result table styled for reading: labels, rounded numbers, no index.
 
     Any table the library returns works (:func:`~passk_lab.reliability_curve`,

@@ -49,18 +49,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import TypeAlias
 
 import numpy as np
 from scipy import special
 
+from passk_lab._choices import METRICS, Metric
 from passk_lab._data.cells import products
 from passk_lab._typing import Bools, Floats, Ints
 
 __all__ = ["STATISTICS", "Statistic", "TwoStagePlan", "choose_plan"]
 
-Statistic: TypeAlias = Literal["pass_pow_k", "pass_at_k"]
-STATISTICS: tuple[Statistic, ...] = ("pass_pow_k", "pass_at_k")
+Statistic: TypeAlias = Metric
+STATISTICS: tuple[Statistic, ...] = METRICS
 
 _GAIN = 0.1
 """The share of runs a plan that goes on must save over the fixed plan, under the fit, to be

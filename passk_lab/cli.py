@@ -13,7 +13,8 @@ from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from passk_lab._choices import BOOTSTRAP_METHODS, FORMATS, INTERVAL_METHODS
+from passk_lab._choices import FORMATS, INTERVAL_METHODS, PAIRED_METHODS
+from passk_lab._errors import keywords_of
 from passk_lab._version import __version__
 
 if TYPE_CHECKING:
@@ -313,7 +314,7 @@ def _by_group(curve: pd.DataFrame, args: argparse.Namespace) -> str:
 
 def _leaderboard(args: argparse.Namespace) -> int:
     from passk_lab._labels import LABELS
-    from passk_lab.leaderboard import pairwise, ranks_and_tests
+    from passk_lab.ranking import pairwise, ranks_and_tests
 
     runs = _read_runs(args)
     options = {"by": args.by, "ks": args.k, "unmatched": args.unmatched, **_interval_options(args)}
@@ -334,37 +335,15 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from passk_lab.compare import compare
+    from passk_lab.comparison import compare
 
     sides, names = _compared(args)
     options = {"method": args.method, **_interval_options(args)}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            table = compare(sides[0], sides[1], args.k, unmatched=args.unmatched, **options)
-        except ValueError as error:
-            raise ValueError(_as_typed(str(error), names)) from None
-    for warning in caught:
-        warnings.warn(_as_typed(str(warning.message), names), warning.category, stacklevel=1)
+    typed = (f"A ({names[0]})", f"B ({names[1]})")
+    table = compare(sides[0], sides[1], args.k, unmatched=args.unmatched, names=typed, **options)
     heading = "" if args.to in ("csv", "json") else f"A: {names[0]}; B: {names[1]}\n\n"
     _emit(heading + _shown(table, args))
     return 0
-
-
-_SIDE = re.compile(r"(?<=\bonly in )runs_([ab])\b|\bruns_([ab])(?='s )")
-"""Where `compare` names a side: "only in runs_a" and "runs_a's", as in passk_lab._paired."""
-_TEXT_IDS = re.compile(r"give both sides one kind, e\.g\. [^;]*")
-
-
-def _as_typed(text: str, names: Sequence[str]) -> str:
-    """Return a message of `compare` with its sides (runs_a, runs_b) named as they were typed."""
-    text = _TEXT_IDS.sub("give both sides one kind: ids all numbers or all text", text)
-
-    def typed(side: re.Match[str]) -> str:
-        letter = side[1] or side[2]
-        return f"{letter.upper()} ({names['ab'.index(letter)]})"
-
-    return _SIDE.sub(typed, text)
 
 
 def _compared(args: argparse.Namespace) -> tuple[list[pd.DataFrame], list[str]]:
@@ -792,6 +771,29 @@ def _curve_arguments(parser: argparse.ArgumentParser, predicted: str) -> None:
     )
 
 
+class _Parser(argparse.ArgumentParser):
+    """A parser that keeps, for each option it is given, its dest and its longest spelling.
+
+    ``options`` lets a message that names a keyword of the library (``run``,
+    ``n_resamples``) name the option that sets it here (``--run``,
+    ``--resamples``).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.options: dict[str, str] = {}
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        self.keep(action)
+        return action
+
+    def keep(self, action: argparse.Action) -> None:
+        """Keep an option added elsewhere (in a group of options) among :attr:`options`."""
+        if action.option_strings and action.dest not in ("help", "version"):
+            self.options[action.dest] = max(action.option_strings, key=len)
+
+
 class _Help(argparse.HelpFormatter):
     """Help that says every option's default: "(default: X)" after a help that does not."""
 
@@ -816,20 +818,21 @@ def _shows_default(action: argparse.Action) -> bool:
 
 
 def _command(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    commands: argparse._SubParsersAction[_Parser],
     name: str,
     handler: Callable[[argparse.Namespace], int] | None,
     **options: Any,
-) -> argparse.ArgumentParser:
+) -> _Parser:
     """Add the command `name`, run by `handler` (None: it has commands of its own)."""
     parser = commands.add_parser(name, formatter_class=_Help, **options)
+    assert isinstance(parser, _Parser)  # a subcommand's parser is of its parent's class
     if handler is not None:
-        parser.set_defaults(handler=handler, prog=parser.prog, options=parser)
+        parser.set_defaults(handler=handler, prog=parser.prog, options=parser.options)
     return parser
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="passk-lab",
         description="Measure how reliably an agent does a job: pass@1 next to pass^k.",
         formatter_class=_Help,
@@ -976,7 +979,7 @@ def _parser() -> argparse.ArgumentParser:
     _interval_arguments(
         compare,
         resamples="bootstrap resamples of bca and percentile",
-        methods=("auto", *BOOTSTRAP_METHODS),
+        methods=PAIRED_METHODS,
         method="interval of the difference: %(choices)s (default: auto, the agents' "
         "Clopper-Pearson intervals on effective numbers of tasks, combined)",
     )
@@ -984,7 +987,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _plan_arguments(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _plan_arguments(commands: argparse._SubParsersAction[_Parser]) -> None:
     """Add ``plan`` and its questions: ``rate``, ``zero-failure`` and ``tasks``."""
     plan = _command(
         commands,
@@ -1108,19 +1111,21 @@ def _plan_arguments(commands: argparse._SubParsersAction[argparse.ArgumentParser
         "--confidence-level", type=probability, default=0.95, metavar="LEVEL", help="in (0, 1)"
     )
     chance = tasks.add_mutually_exclusive_group()
-    chance.add_argument(
+    assurance = chance.add_argument(
         "--assurance",
         type=probability,
         default=0.8,
         metavar="CHANCE",
         help="the chance, in (0, 1), that an evaluation's interval is that narrow",
     )
-    chance.add_argument(
+    expected = chance.add_argument(
         "--expected",
         action="store_true",
         help="plan the half-width on average instead (a normal approximation; the interval "
         "reported is wider, so it often misses)",
     )
+    for action in (assurance, expected):
+        tasks.keep(action)
     _output_arguments(tasks, text=False)  # numbers only
 
 
@@ -1161,7 +1166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             except BrokenPipeError:
                 raise
             except _REFUSED as exc:
-                error: str | None = _message(exc)
+                error: str | None = _with_options(_message(exc), keywords_of(exc), args)
             else:
                 error = None
     except BrokenPipeError:  # the reader went away (| head): no more output, as Python's docs say
@@ -1173,45 +1178,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     # what the readers and estimators warned of, as plain lines, each once (a leaderboard's
     # table of pairs warns of the same dropped tasks as the leaderboard)
-    for message in dict.fromkeys(str(warning.message) for warning in caught):
-        print(f"{command}: warning: {_with_options(message, args.options)}", file=sys.stderr)
+    said = dict.fromkeys(
+        _with_options(
+            str(warning.message),
+            keywords_of(warning.message) if isinstance(warning.message, Warning) else (),
+            args,
+        )
+        for warning in caught
+    )
+    for message in said:
+        print(f"{command}: warning: {message}", file=sys.stderr)
     if error is not None:
-        parser.exit(2, f"{command}: error: {_with_options(error, args.options)}\n")
+        parser.exit(2, f"{command}: error: {error}\n")
     return status
 
-
-_KEYWORD = re.compile(r"(?<![\w.-])([a-z][a-z_]*)=(?!=)(?=([^\s,;)]?))|\bnamed in (by)\b")
-"""A keyword of the library in a message: ``run=`` or ``predict_to=2``, or "named in by"."""
 
 _KEYWORD_DESTS = {**_READ_OPTIONS, "n_resamples": "resamples", "rng": "seed"}
 """The library's keywords whose options have another dest than the keyword itself."""
 
 
-def _with_options(text: str, parser: argparse.ArgumentParser) -> str:
-    """Return a message of the library with the options its keywords are on the command line.
+def _with_options(text: str, keywords: Sequence[str], args: argparse.Namespace) -> str:
+    """Return a message of the library with the options that set the keywords it names.
 
-    Each keyword of `parser`'s options the message names (``run=``, ``by='task'``, "named in
-    by") is listed once at the end: " (on the command line: run= is --run)", unless the
-    message names that option itself. A one-letter keyword counts only without a value
-    (``n=)``): ``n=3`` is a count, not the option.
+    Each of `keywords` (what a refusal or a warning names as its fix, see
+    :func:`passk_lab._errors.keywords_of`) that the command has an option for
+    is told once at the end: " (on the command line: run= is --run)".
     """
-    options = {
-        action.dest: max(action.option_strings, key=len)
-        for action in parser._actions
-        if action.option_strings and action.dest != "help"
-    }
-    keywords = {name: name for name in options} | {
-        keyword: dest for keyword, dest in _KEYWORD_DESTS.items() if dest in options
-    }
-    named = []
-    for found in _KEYWORD.finditer(text):
-        keyword = found[1] or found[3]
-        if keyword not in keywords or re.search(rf"{options[keywords[keyword]]}\b", text):
-            continue  # not an option, or one the message names itself
-        if found[3] or len(keyword) > 1 or not found[2]:
-            named.append(keyword)
-    listed = [f"{keyword}= is {options[keywords[keyword]]}" for keyword in dict.fromkeys(named)]
-    return f"{text} (on the command line: {', '.join(listed)})" if listed else text
+    options: dict[str, str] = getattr(args, "options", {})
+    told = [
+        f"{keyword}= is {options[dest]}"
+        for keyword in dict.fromkeys(keywords)
+        if (dest := _KEYWORD_DESTS.get(keyword, keyword)) in options
+    ]
+    return f"{text} (on the command line: {', '.join(told)})" if told else text
 
 
 _REFUSED = (

@@ -337,7 +337,7 @@ def interval_coverage(
         if method in INTERVAL_METHODS
     }
     at_1 = [method for method in chosen if method in _PASS_AT_1_METHODS]
-    limits = {
+    limits: dict[tuple[str, str], Floats] = {
         (method, statistic): np.full((2, replicates, len(values_ks)), np.nan)
         for method in specs
         for statistic in _CURVE_STATISTICS
@@ -354,17 +354,16 @@ def interval_coverage(
             ]
         if at_1:
             summary = PassAt1SE.from_cells(*cells)
-            for method in at_1:
-                interval = summary.confidence_interval(level, method)  # type: ignore[arg-type]
-                limits[method, "pass_at_1"][:, replicate, 0] = interval
+            for se_method in at_1:
+                interval = summary.confidence_interval(level, se_method)  # type: ignore[arg-type]
+                limits[se_method, "pass_at_1"][:, replicate, 0] = interval
     truths = population.truths(values_ks)
     rows = []
-    for (method, statistic), (low, high) in limits.items():
+    for (name, statistic), (low, high) in limits.items():
         column_ks = values_ks if statistic != "pass_at_1" else np.ones(1, dtype=np.int64)
         scores = _score(low, high, truths[statistic], defined[statistic])
         for k, truth, score in zip(column_ks, truths[statistic], scores, strict=True):
             rows.append(
-                {"method": method, "statistic": statistic, "k": int(k), "truth": float(truth)}
-                | score
+                {"method": name, "statistic": statistic, "k": int(k), "truth": float(truth)} | score
             )
     return pd.DataFrame(rows)

@@ -38,6 +38,7 @@ from passk_lab._data.cells import Cells
 from passk_lab._data.costs import task_costs
 from passk_lab._data.rules import By, ErrorPolicy
 from passk_lab._data.tally import Tally, as_tally
+from passk_lab._errors import with_keywords
 from passk_lab._interval_policy import IntervalMethod, IntervalSpec
 
 __all__ = [
@@ -262,10 +263,13 @@ def _check_by_names(by: Iterable[str]) -> None:
     """Refuse a grouping column named as one of the curve's own columns."""
     clash = [name for name in by if name in _CURVE_COLUMNS]
     if clash:
-        raise ValueError(
-            f"by names {', '.join(map(repr, clash))}, which the curve has a column of its own "
-            f"for: rename that column of the runs, say to '{clash[0]}_group', and give "
-            f"by='{clash[0]}_group'"
+        raise with_keywords(
+            ValueError(
+                f"by names {', '.join(map(repr, clash))}, which the curve has a column of its own "
+                f"for: rename that column of the runs, say to '{clash[0]}_group', and give "
+                f"by='{clash[0]}_group'"
+            ),
+            "by",
         )
 
 

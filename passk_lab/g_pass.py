@@ -28,7 +28,11 @@ from passk_lab._data.cells import Cells
 from passk_lab._data.rules import By, ErrorPolicy
 from passk_lab._mean_intervals import TaskMoments, effective_n_interval
 from passk_lab._typing import Floats, Ints
-from passk_lab._warnings import warn
+from passk_lab._warnings import (
+    FewTasksWarning,
+    NoEstimateWarning,
+    warn,
+)
 
 __all__ = ["g_pass_at_k"]
 
@@ -257,16 +261,22 @@ def _warn_few(cells: Cells, group: int, counted: Floats, ks: Ints) -> None:
     if len(none):
         most = int(cells.n[cells.group == group].max())
         warn(
-            f"no estimate of G-Pass@k at k = {', '.join(map(str, none))}{where}: no task has "
-            f"that many runs (the most is {most}), so g_pass_at_k and its interval are NaN; "
-            f"ask for k up to {most} there, or run its tasks more times",
-            RuntimeWarning,
+            NoEstimateWarning(
+                f"no estimate of G-Pass@k at k = {', '.join(map(str, none))}{where}: no task "
+                f"has that many runs (the most is {most}), so g_pass_at_k and its interval are "
+                f"NaN; ask for k up to {most} there, or run its tasks more times",
+                ks=none.tolist(),
+                most_runs=most,
+            )
         )
     single = np.unique(ks[counted == 1])
     if len(single):
         warn(
-            f"the intervals of G-Pass@k at k = {', '.join(map(str, single))}{where} are NaN: "
-            f"one task has that many runs, and one task says nothing about the next one; give "
-            f"more tasks k runs, or choose smaller ks",
-            RuntimeWarning,
+            FewTasksWarning(
+                f"the intervals of G-Pass@k at k = {', '.join(map(str, single))}{where} are "
+                f"NaN: one task has that many runs, and one task says nothing about the next "
+                f"one; give more tasks k runs, or choose smaller ks",
+                ks=single.tolist(),
+                tasks=1,
+            )
         )

@@ -19,17 +19,18 @@ Three kinds of uncertainty, each where it belongs:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias, overload
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
 from passk_lab._checks import confidence
-from passk_lab._choices import BINOMIAL_METHODS
+from passk_lab._choices import BINOMIAL_METHODS, BinomialMethod, SEMethod
 from passk_lab._data.cells import Cells
 from passk_lab._data.rules import ErrorPolicy
 from passk_lab._data.tally import as_tally
+from passk_lab._errors import with_keywords
 from passk_lab._interval import (
     ConfidenceInterval,
     beta_quantile,
@@ -41,7 +42,11 @@ from passk_lab._interval import (
 from passk_lab._mean_intervals import TaskMoments, effective_n_interval
 from passk_lab._summary import summary_html, summary_repr
 from passk_lab._typing import Floats, Ints
-from passk_lab._warnings import warn
+from passk_lab._warnings import (
+    FewTasksWarning,
+    PasskDeprecationWarning,
+    warn,
+)
 
 __all__ = [
     "BINOMIAL_METHODS",
@@ -50,10 +55,6 @@ __all__ = [
     "PassAt1SE",
     "binomial_ci",
     "pass_at_1_se",
-]
-
-BinomialMethod: TypeAlias = Literal[
-    "wilson", "clopper_pearson", "jeffreys", "agresti_coull", "wald"
 ]
 
 
@@ -278,7 +279,7 @@ class PassAt1SE:
     def confidence_interval(
         self,
         confidence_level: float = 0.95,
-        method: Literal["auto", "clustered", "naive"] = "auto",
+        method: SEMethod = "auto",
     ) -> ConfidenceInterval:
         """Return an interval of pass@1 for a new task from the same population.
 
@@ -314,10 +315,13 @@ class PassAt1SE:
         level = confidence(confidence_level)
         if method == "auto":
             if self.cells is None:
-                raise ValueError(
-                    "the 'auto' interval needs the tasks' (n, c) cells, which this PassAt1SE "
-                    "does not hold: build it with pass_at_1_se(runs) or PassAt1SE.from_cells, "
-                    "or ask for method='clustered'"
+                raise with_keywords(
+                    ValueError(
+                        "the 'auto' interval needs the tasks' (n, c) cells, which this PassAt1SE "
+                        "does not hold: build it with pass_at_1_se(runs) or PassAt1SE.from_cells, "
+                        "or ask for method='clustered'"
+                    ),
+                    "method",
                 )
             n, c, tasks = self.cells
             one = np.ones(1, dtype=np.int64)
@@ -325,9 +329,11 @@ class PassAt1SE:
             low, high = effective_n_interval(moments, level)
             if self.n_tasks < 2:
                 warn(
-                    "the interval of pass@1 is NaN: one task says nothing about the next one; "
-                    "evaluate more tasks",
-                    RuntimeWarning,
+                    FewTasksWarning(
+                        "the interval of pass@1 is NaN: one task says nothing about the next "
+                        "one; evaluate more tasks",
+                        tasks=self.n_tasks,
+                    )
                 )
             return ConfidenceInterval(float(low[0]), float(high[0]))
         if method not in ("clustered", "naive"):
@@ -389,9 +395,10 @@ def __getattr__(name: str) -> Any:
     """Serve the names of earlier releases, with a warning that names the new one."""
     if name == "PassAt1Error":
         warn(
-            "PassAt1Error is now PassAt1SE (it is a result, not an exception); "
-            "the old name goes in the next release",
-            DeprecationWarning,
+            PasskDeprecationWarning(
+                "PassAt1Error is now PassAt1SE (it is a result, not an exception); "
+                "the old name goes in the next release"
+            )
         )
         return PassAt1SE
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

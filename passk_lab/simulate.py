@@ -10,7 +10,7 @@ import pandas as pd
 
 from passk_lab._checks import positive_int, probability
 from passk_lab.harness import Task
-from passk_lab.seeded import mulberry32, seeded
+from passk_lab.mulberry import mulberry32, seeded
 
 __all__ = ["coin_tasks", "simulate_coin", "simulate_sweep"]
 

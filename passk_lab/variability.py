@@ -53,7 +53,12 @@ from passk_lab._data.tally import as_tally
 from passk_lab._interval import z_value
 from passk_lab._mean_intervals import TaskMoments, effective_n_interval
 from passk_lab._typing import Bools, Floats, Ints
-from passk_lab._warnings import warn
+from passk_lab._warnings import (
+    FewRunsWarning,
+    FewTasksWarning,
+    NoVariationWarning,
+    warn,
+)
 from passk_lab.outcomes import per_run, runs_from_matrix, task_consistency
 
 __all__ = ["consistency", "noise_floor", "variance_components"]
@@ -235,23 +240,28 @@ def _warn_components(cells: Cells, few: Bools, single: Bools, icc: Floats) -> No
         where = cells.where(group)
         if single[group]:
             warn(
-                f"no variance components{where}: no task has two runs, so nothing tells a "
-                f"task's runs apart; between_task_variance, within_task_variance and icc are "
-                f"NaN. Run each task at least twice",
-                RuntimeWarning,
+                FewRunsWarning(
+                    f"no variance components{where}: no task has two runs, so nothing tells a "
+                    f"task's runs apart; between_task_variance, within_task_variance and icc "
+                    f"are NaN. Run each task at least twice",
+                    needed=2,
+                )
             )
         elif few[group]:
             warn(
-                f"no between-task variance{where}: it has one task, and one task says nothing "
-                f"about how tasks differ; between_task_variance and icc are NaN. Give it more "
-                f"tasks",
-                RuntimeWarning,
+                FewTasksWarning(
+                    f"no between-task variance{where}: it has one task, and one task says "
+                    f"nothing about how tasks differ; between_task_variance and icc are NaN. "
+                    f"Give it more tasks",
+                    tasks=1,
+                )
             )
         elif not np.isfinite(icc[group]):
             warn(
-                f"icc is NaN{where}: every run has the same outcome, so there is no variance "
-                f"to share between tasks and runs (both components are 0)",
-                RuntimeWarning,
+                NoVariationWarning(
+                    f"icc is NaN{where}: every run has the same outcome, so there is no "
+                    f"variance to share between tasks and runs (both components are 0)"
+                )
             )
 
 
@@ -364,6 +374,7 @@ def noise_floor(
         _CELL_BYTES,
         f"compare fewer runs: no task has more than {int(cells.n.max()):,} runs, and a task "
         f"counts only with at least runs_per_comparison of them",
+        keywords=("runs_per_comparison",),
     )
     ks = np.concatenate([[1], np.arange(2, r + 1), np.arange(2, r + 1)]).astype(np.int64)
     metrics = ["pass_at_1", *["pass_pow_k"] * (r - 1), *["pass_at_k"] * (r - 1)]
@@ -443,11 +454,13 @@ def _warn_floor(cells: Cells, counted: Floats, r: int, ks: Ints, metrics: list[s
             f"{metrics[j]} at k = {ks[j]} ({max(r, 2 * int(ks[j]))} runs)" for j in short
         )
         warn(
-            f"no noise floor{cells.where(group)} with {r} run(s) per comparison for "
-            f"{rows}: a task needs max(r, 2k) runs to estimate its run-to-run variance without "
-            f"bias, and fewer than two tasks have them, so noise_floor and standard_error are "
-            f"NaN; run more tasks that many times, or compare fewer runs",
-            RuntimeWarning,
+            FewRunsWarning(
+                f"no noise floor{cells.where(group)} with {r} run(s) per comparison for "
+                f"{rows}: a task needs max(r, 2k) runs to estimate its run-to-run variance "
+                f"without bias, and fewer than two tasks have them, so noise_floor and "
+                f"standard_error are NaN; run more tasks that many times, or compare fewer runs",
+                needed=max(r, 2 * int(ks[short[0]])),
+            )
         )
 
 
@@ -573,14 +586,18 @@ def _warn_consistency(cells: Cells, group: int, tasks: int) -> None:
     where = cells.where(group)
     if tasks == 0:
         warn(
-            f"no consistency{where}: no task has two runs, and one run cannot disagree with "
-            f"itself; consistency, its interval and consistency_unbiased are NaN. Run each task "
-            f"at least twice",
-            RuntimeWarning,
+            FewRunsWarning(
+                f"no consistency{where}: no task has two runs, and one run cannot disagree with "
+                f"itself; consistency, its interval and consistency_unbiased are NaN. Run each "
+                f"task at least twice",
+                needed=2,
+            )
         )
     else:
         warn(
-            f"the consistency interval{where} is NaN: one task has two runs, and one task says "
-            f"nothing about the next one; give more tasks two runs",
-            RuntimeWarning,
+            FewTasksWarning(
+                f"the consistency interval{where} is NaN: one task has two runs, and one task "
+                f"says nothing about the next one; give more tasks two runs",
+                tasks=1,
+            )
         )

@@ -80,7 +80,7 @@ from scipy import special
 import passk_lab as pk
 from passk_lab._data.cells import products
 from passk_lab._permutation import permutation_test
-from passk_lab.leaderboard import _adjusted, _ranks
+from passk_lab.ranking import _adjusted, _ranks
 
 sys.path.append(str(Path(__file__).resolve().parent))  # study/_markdown.py, when a test loads this
 import _markdown

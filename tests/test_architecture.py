@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 import subprocess
 import sys
 import warnings
@@ -27,6 +28,7 @@ LAYERS: dict[str, int] = {
     "passk_lab._version": 0,
     "passk_lab._typing": 0,
     "passk_lab._warnings": 0,
+    "passk_lab._errors": 0,
     "passk_lab._checks": 0,
     "passk_lab._choices": 0,
     "passk_lab._files": 0,
@@ -42,10 +44,10 @@ LAYERS: dict[str, int] = {
     "passk_lab._betabinom": 2,
     "passk_lab.heterogeneity": 2,
     "passk_lab.estimators": 2,
-    "passk_lab.compare": 2,
+    "passk_lab.comparison": 2,
     "passk_lab._paired": 2,
     "passk_lab._permutation": 2,
-    "passk_lab.leaderboard": 2,
+    "passk_lab.ranking": 2,
     "passk_lab.variability": 2,
     "passk_lab.g_pass": 2,
     "passk_lab.planning": 2,
@@ -53,7 +55,7 @@ LAYERS: dict[str, int] = {
     "passk_lab._two_stage": 2,
     "passk_lab._confidence_sequence": 2,
     "passk_lab._sequential": 2,
-    "passk_lab.seeded": 3,
+    "passk_lab.mulberry": 3,
     "passk_lab.simulate": 3,
     "passk_lab.harness": 3,
     "passk_lab._labels": 4,
@@ -222,67 +224,51 @@ def test_the_guard_catches_what_it_guards() -> None:
     assert resolve("passk_lab.outcomes", relative) == "passk_lab._data.rules"
 
 
-PUBLIC_API = [
-    "BetaBinomialFit",
-    "AdaptiveResult",
-    "ConfidenceInterval",
-    "ERROR_KINDS",
-    "EvalResult",
-    "Guard",
-    "Ledger",
-    "PassAt1SE",
-    "Task",
-    "__version__",
-    "analytic_pow_k",
-    "binomial_ci",
-    "coin_tasks",
-    "compact_runs",
-    "compare",
-    "consistency",
-    "error_sensitivity",
-    "evaluate",
-    "evaluate_async",
-    "evaluate_until",
-    "fit_betabinom",
-    "g_pass_at_k",
-    "interval_coverage",
-    "io",
-    "leaderboard",
-    "mulberry32",
-    "noise_floor",
-    "outcome_matrix",
-    "pairwise",
-    "pass_at_1",
-    "pass_at_1_se",
-    "pass_at_k",
-    "pass_pow_k",
-    "passed_from_reward",
-    "per_run",
-    "plan_evaluation",
-    "plots",
-    "plugin_pow_k",
-    "read_ledger",
-    "reliability_curve",
-    "report",
-    "required_p",
-    "runs_from_matrix",
-    "seeded",
-    "simulate_coin",
-    "simulate_sweep",
-    "styled",
-    "success_counts",
-    "tally",
-    "task_consistency",
-    "variance_components",
-    "zero_failure_runs",
-]
+DESIGN = PACKAGE.parent.parent / "shared" / "DESIGN.md"
 
 
-def test_the_public_api_is_all_and_only_all() -> None:
-    assert sorted(pk.__all__) == sorted(PUBLIC_API)
-    assert dir(pk) == sorted(PUBLIC_API)
-    for name in PUBLIC_API:
-        assert getattr(pk, name) is not None
+def test_the_public_api_is_the_stubs_and_every_name_loads() -> None:
+    stub = ast.parse((PACKAGE / "__init__.pyi").read_text(encoding="utf-8"))
+    imported = [
+        (alias, node.module)
+        for node in stub.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    ]
+    # `from m import x as x`: the form that tells a type checker x is exported
+    assert [alias.asname for alias, _ in imported] == [alias.name for alias, _ in imported]
+    declared = {alias.name: f"{module}.{alias.name}" for alias, module in imported}
+    assert pk.__all__ == sorted(declared)
+    assert dir(pk) == sorted(declared)
+    for name, home in declared.items():
+        module, _, attribute = home.rpartition(".")
+        expected = (
+            importlib.import_module(home)
+            if module == "passk_lab"
+            else getattr(importlib.import_module(module), attribute)
+        )
+        assert getattr(pk, name) is expected, name
+
+
+@pytest.mark.skipif(not DESIGN.exists(), reason="../shared/DESIGN.md is not beside the project")
+def test_every_name_the_design_promises_is_there() -> None:
+    """The names DESIGN.md's public API lists (all but those it marks as next) resolve."""
+    text = DESIGN.read_text(encoding="utf-8")
+    block = text[text.index("## Public API") :].split("```python", 1)[1].split("```", 1)[0]
+    promised = block.split("# next", 1)[0]
+    names = set(re.findall(r"\bpk\.([A-Za-z_][\w.]*)", promised))
+    assert len(names) > 20  # the block was found
+    for dotted in sorted(names):
+        value: object = pk
+        for part in dotted.split("."):
+            value = getattr(value, part)
+    assert issubclass(pk.UnequalRunsWarning, pk.PasskWarning)
+
+
+def test_no_public_name_is_also_a_module_of_the_package() -> None:
+    """Importing a module sets it on its package: a function of its name would be replaced."""
+    modules = {module.split(".")[1] for module in MODULES if module.count(".") == 1}
+    assert not (set(pk.__all__) - {"io", "plots", "report"}) & modules
 
 
 def test_report_and_plots_load_on_first_use() -> None:
@@ -301,33 +287,6 @@ def test_an_old_name_still_works_with_a_warning_that_names_the_new_one() -> None
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert pk.PassAt1SE.__name__ == "PassAt1SE"
-
-
-def test_every_public_name_is_its_home_modules_object() -> None:
-    # the lazy table in __init__ agrees with the imports type checkers read there
-    tree = ast.parse(Path(pk.__file__).read_text())
-    guarded = next(
-        node for node in tree.body if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node)
-    )
-    declared = {
-        alias.name: node.module
-        for node in guarded.body
-        if isinstance(node, ast.ImportFrom) and node.module != "passk_lab"
-        for alias in node.names
-    }
-    assert declared == pk._HOMES
-    assert sorted([*declared, *pk._MODULES, "__version__"]) == sorted(PUBLIC_API)
-    for name, home in declared.items():
-        assert getattr(pk, name) is getattr(importlib.import_module(home), name)
-    # a submodule named like its function, imported first, does not take the function's place
-    code = (
-        "import passk_lab.compare, passk_lab.seeded, passk_lab as pk\n"
-        "print(pk.compare.__module__, pk.seeded.__module__, callable(pk.compare))"
-    )
-    shown = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
-    assert shown.stdout.split() == ["passk_lab.compare", "passk_lab.seeded", "True"]
 
 
 def _imported_after(code: str) -> set[str]:

@@ -239,7 +239,7 @@ def test_compare_names_the_sides_as_they_were_given(runs, tmp_path, capsys):
     assert "runs_a" not in line
     assert "runs_b" not in line
     assert f"0 only in B ({paths[1]}); " in line  # no empty list of none
-    assert "--unmatched drop on the command line" in line
+    assert line.endswith("(on the command line: unmatched= is --unmatched)")
     assert main(["compare", *map(str, paths), "--unmatched", "drop"]) == 0
     err = capsys.readouterr().err
     assert (

@@ -107,15 +107,19 @@ def test_run_and_passed_name_the_columns_of_a_runs_table(tmp_path, capsys):
     table = analyze(capsys, path, "--task", "problem", "--run", "attempt", "--passed", "ok")
     expected = pk.reliability_curve(runs, [1])
     assert table["pass_pow_k"].tolist() == pytest.approx(expected["pass_pow_k"].tolist())
-    for options, missing in [
-        ([], "no task column"),
-        (["--task", "problem"], "no passed or reward column"),
+    for options, missing, told in [
+        ([], "no task column", "task= is --task"),
+        (
+            ["--task", "problem"],
+            "no passed or reward column",
+            "passed= is --passed, reward= is --reward",
+        ),
     ]:
         with pytest.raises(SystemExit):
             main(["analyze", str(path), *options])
         line = capsys.readouterr().err.splitlines()[-1]
         assert missing in line
-        assert "on the command line)" in line
+        assert line.endswith(f" (on the command line: {told})")
     with pytest.raises(SystemExit):  # --run names the column of run numbers
         main(["analyze", str(path), "--task", "problem", "--passed", "ok", "--run", "trial"])
     assert "no column 'trial' (given as run=)" in capsys.readouterr().err
@@ -133,7 +137,7 @@ def test_n_and_c_name_the_columns_of_a_table_of_counts(tmp_path, capsys):
     line = capsys.readouterr().err.splitlines()[-1]
     assert line.endswith(
         "no c column (its columns are ['task', 'samples', 'correct']); name it "
-        "with c='...' (--c on the command line)"
+        "with c='...' (on the command line: c= is --c)"
     )
 
 

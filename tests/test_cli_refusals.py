@@ -322,53 +322,57 @@ def test_a_report_refusal_names_predict_to_as_its_option(tmp_path, capsys, runs_
     assert line.endswith(" (on the command line: predict_to= is --predict-to)")
 
 
-def test_a_refusal_that_names_its_option_itself_gets_no_second_mention(tmp_path, capsys):
+def test_a_missing_column_is_told_with_its_option(tmp_path, capsys):
     path = tmp_path / "runs.csv"
     pd.DataFrame({"problem": [0, 0], "run": [0, 1], "passed": [True, False]}).to_csv(
         path, index=False
     )
     line = refused(["analyze", str(path)], capsys)
-    assert "name it with task='...' (--task on the command line)" in line
+    assert line.endswith("name it with task='...' (on the command line: task= is --task)")
     assert line.count("on the command line") == 1
 
 
-def command_options(*args):
-    """Return the parser of a command, as main gives it to a message."""
-    return _parser().parse_args(list(args)).options
+def command_args(*args):
+    """Return the parsed arguments of a command, as main gives them to a message."""
+    return _parser().parse_args(list(args))
 
 
 @pytest.mark.parametrize(
-    ("text", "told"),
+    ("keywords", "told"),
     [
-        ("choose one with filter=", "filter= is --lm-eval-filter"),
-        ("3 runs left out under errors='exclude'", "errors= is --errors"),
-        ("no column 'k' (given as n=); give confidence_level=0.9", "n= is --n, confidence_level="),
-        ("by='model' has 1 group; named in by", "by= is --by"),
-        ("ask for more (n_resamples=10)", "n_resamples= is --resamples"),
+        (("lm_eval_filter",), "lm_eval_filter= is --lm-eval-filter"),
+        (("filter",), "filter= is --lm-eval-filter"),
+        (("errors",), "errors= is --errors"),
+        (("n", "confidence_level"), "n= is --n, confidence_level= is --confidence-level"),
+        (("by", "by"), "by= is --by"),
+        (("n_resamples",), "n_resamples= is --resamples"),
+        (("rng",), "rng= is --seed"),
     ],
 )
-def test_keywords_map_to_the_options_of_the_command_that_ran(text, told):
-    shown = _with_options(text, command_options("analyze", "runs.csv"))
-    assert shown.startswith(text)
-    assert shown.removeprefix(text).startswith(f" (on the command line: {told}")
+def test_keywords_map_to_the_options_of_the_command_that_ran(keywords, told):
+    shown = _with_options("refused", keywords, command_args("analyze", "runs.csv"))
+    assert shown == f"refused (on the command line: {told})"
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("args", "keywords"),
     [
-        "a task with n=3 runs and c=1 passes",  # one letter with a value: a count
-        "pass common_tasks=True to count every k",  # no option of the command
-        "x == 1 and --by=model",  # a comparison, an option as typed
+        (("analyze", "runs.csv"), ()),
+        (("analyze", "runs.csv"), ("common_tasks",)),  # no option of the command
+        (("plan", "rate", "--target", "0.9", "--k", "2"), ("errors",)),  # not an option of plan
     ],
 )
-def test_what_is_no_keyword_of_an_option_is_left_alone(text):
-    assert _with_options(text, command_options("analyze", "runs.csv")) == text
+def test_a_keyword_no_option_of_the_command_sets_is_left_unsaid(args, keywords):
+    assert _with_options("refused", keywords, command_args(*args)) == "refused"
 
 
 def test_a_warning_the_command_line_shows_names_the_option(monkeypatch, capsys, runs_file):
     def read(*args, **kwargs):
         warnings.warn(
-            "kept every run; give errors='exclude' to leave some out", RuntimeWarning, stacklevel=2
+            pk.PasskWarning(
+                "kept every run; give errors='exclude' to leave some out", keywords=["errors"]
+            ),
+            stacklevel=2,
         )
         return pk.simulate_coin(seed=42)
 

@@ -226,7 +226,7 @@ def test_the_metadata_names_the_differences_method_and_the_agents_own():
 
 def test_an_agents_own_interval_goes_to_its_rows_metric_and_k_wherever_the_row_is():
     from passk_lab._interval_policy import IntervalSpec
-    from passk_lab.compare import _own_limits
+    from passk_lab.comparison import _own_limits
 
     a, b = correlated_agents(30, 4, seed=6)
     table = pk.compare(a, b)

@@ -108,7 +108,7 @@ def test_damaged_csv_files_are_refused(tmp_path):
         ("", r"the file is empty; a counts table has one row per task"),
         (
             "problem,n,c\na,3,1\n",
-            r"no task column \(its .*name it with task='\.\.\.' \(--task on the command line\)$",
+            r"no task column \(its .*name it with task='\.\.\.'$",
         ),
     ]:
         path.write_text(body)

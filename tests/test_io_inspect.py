@@ -385,7 +385,9 @@ def test_analyze_reads_an_inspect_log_and_prints_inspects_values(inspect_log, ca
     with pytest.raises(SystemExit) as exited:
         main(["analyze", str(inspect_log)])
     assert exited.value.code == 2
-    assert "choose one with scorer='...' (--scorer" in capsys.readouterr().err
+    assert "choose one with scorer='...' (on the command line: scorer= is --scorer)" in (
+        capsys.readouterr().err
+    )
 
 
 def test_report_reads_an_inspect_log_as_analyze_does(inspect_log, tmp_path, capsys):

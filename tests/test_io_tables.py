@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import passk_lab as pk
+from passk_lab._errors import keywords_of
 from passk_lab.io import _tables, read_runs
 
 
@@ -119,8 +120,7 @@ def table(tmp_path, name="runs.csv", **columns):
         (
             {"id": [0], "passed": [True]},
             {},
-            r"runs\.csv: no task column .*name it with task='\.\.\.' "
-            r"\(--task on the command line\)$",
+            r"runs\.csv: no task column .*name it with task='\.\.\.'$",
         ),
         ({"task": [0], "passed": [True]}, {"task": "problem"}, r"no column 'problem' \(given as"),
         (
@@ -131,8 +131,7 @@ def table(tmp_path, name="runs.csv", **columns):
         (
             {"task": [0], "score": [1.0]},
             {},
-            r"runs\.csv: no passed or reward column .* "
-            r"\(--passed or --reward on the command line\)$",
+            r"runs\.csv: no passed or reward column .* with reward='\.\.\.'$",
         ),
         (
             {"task": [0], "ok": [True], "score": [1.0]},
@@ -150,6 +149,20 @@ def table(tmp_path, name="runs.csv", **columns):
 def test_missing_or_conflicting_columns_are_refused(tmp_path, columns, options, message):
     with pytest.raises(ValueError, match=message):
         read_runs(table(tmp_path, **columns), **options)
+
+
+@pytest.mark.parametrize(
+    ("columns", "options", "keywords"),
+    [
+        ({"id": [0], "passed": [True]}, {}, ("task",)),
+        ({"task": [0], "passed": [True]}, {"task": "problem"}, ("task",)),
+        ({"task": [0], "score": [1.0]}, {}, ("passed", "reward")),
+    ],
+)
+def test_a_missing_column_names_the_keyword_that_names_it(tmp_path, columns, options, keywords):
+    with pytest.raises(ValueError, match=r"runs\.csv: no") as refused:
+        read_runs(table(tmp_path, **columns), **options)
+    assert keywords_of(refused.value) == keywords
 
 
 @pytest.mark.parametrize(

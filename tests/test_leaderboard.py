@@ -567,8 +567,13 @@ def test_too_few_monte_carlo_draws_for_the_adjustment_are_warned_of(monkeypatch)
     agents = simulated({"a": 2.0, "b": 0.0, "c": -2.0}, tasks=30, runs=3, seed=12)
     monkeypatch.setattr(_permutation, "_LATTICE", 0)
     # Holm over 3 pairs needs p <= 0.05 / 3; 20 draws cannot go below 1 / 21
-    with pytest.warns(RuntimeWarning, match=r"may be missed; raise n_resamples to at least 59 "):
+    with pytest.warns(
+        pk.ResolutionWarning, match=r"may be missed; raise n_resamples to at least 59$"
+    ) as caught:
         board = pk.leaderboard(runs_table(agents), ks=[1], n_resamples=20, rng=0)
+    warning = caught[0].message
+    assert isinstance(warning, RuntimeWarning)
+    assert (warning.tests, warning.needed, warning.keywords) == (3, 59, ("n_resamples",))
     assert (board["tie_group"] == 1).all()
 
 
@@ -584,7 +589,7 @@ def test_a_lattice_past_any_float_goes_to_monte_carlo_without_overflow():
 
 
 def test_ranks_of_estimates_far_below_any_rounding_keep_their_order():
-    from passk_lab.leaderboard import _ranks
+    from passk_lab.ranking import _ranks
 
     values = np.array([2e-20, 1e-20, 1e-20 * (1 + 1e-15)])  # the last two equal to rounding
     better = np.zeros((3, 3), dtype=bool)
@@ -597,7 +602,7 @@ def test_ranks_of_estimates_far_below_any_rounding_keep_their_order():
 
 
 def test_the_boards_tests_are_pairwise_on_common_tasks_at_its_metric(monkeypatch):
-    from passk_lab.leaderboard import ranks_and_tests
+    from passk_lab.ranking import ranks_and_tests
 
     agents = simulated({"a": 0.6, "b": 0.0, "c": -0.4}, tasks=25, runs=3, seed=13)
     runs = runs_table(agents)

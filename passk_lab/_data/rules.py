@@ -31,8 +31,10 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from passk_lab._choices import ErrorPolicy
+from passk_lab._errors import with_keywords
 from passk_lab._typing import Bools, Ints
-from passk_lab._warnings import warn
+from passk_lab._warnings import ConflictingVerdictWarning, warn
 
 __all__ = [
     "REWARD_TOLERANCE",
@@ -62,9 +64,6 @@ __all__ = [
     "verdicts",
     "warn_passed_and_errored",
 ]
-
-ErrorPolicy: TypeAlias = Literal["fail", "exclude"]
-"""What an errored or timed-out run means: a failure, or no run at all."""
 
 By: TypeAlias = str | Sequence[str] | None
 
@@ -105,9 +104,12 @@ def by_columns(by: By) -> tuple[str, ...]:
         if not isinstance(name, str):
             raise TypeError(f"by must name columns with strings, got {name!r}")
         if name in _RESERVED:
-            raise ValueError(
-                f"by={name!r} is a column of every runs table, not a grouping column; "
-                f"group by columns such as 'model' or 'domain'"
+            raise with_keywords(
+                ValueError(
+                    f"by={name!r} is a column of every runs table, not a grouping column; "
+                    f"group by columns such as 'model' or 'domain'"
+                ),
+                "by",
             )
     if len(set(names)) != len(names):
         raise ValueError(f"by names a column twice: {list(names)}")
@@ -209,21 +211,27 @@ def check_matrix_labels(matrix: pd.DataFrame) -> None:
             f"{name}={display(value)!r}"
             for name, value in zip(matrix.index.names, values, strict=True)
         )
-        raise ValueError(
-            f"outcome matrix has {where} more than once (row {row}); one row per task. If the "
-            f"rows are two evaluations put together, add an index level telling them apart "
-            f"(pd.concat({{'first': m1, 'second': m2}}, names=['evaluation'])) and pass it in "
-            f"by=; if they are copies, drop them: matrix[~matrix.index.duplicated()]"
+        raise with_keywords(
+            ValueError(
+                f"outcome matrix has {where} more than once (row {row}); one row per task. If the "
+                f"rows are two evaluations put together, add an index level telling them apart "
+                f"(pd.concat({{'first': m1, 'second': m2}}, names=['evaluation'])) and pass it in "
+                f"by=; if they are copies, drop them: matrix[~matrix.index.duplicated()]"
+            ),
+            "by",
         )
     if not matrix.columns.is_unique:
         column = int(np.argmax(matrix.columns.duplicated()))
-        raise ValueError(
-            f"outcome matrix has run {display(matrix.columns[column])!r} in more than one column "
-            f"(column {column}); one column per run. If the columns are runs of two evaluations, "
-            f"stack the matrices instead, with an index level telling them apart "
-            f"(pd.concat({{'first': m1, 'second': m2}}, names=['evaluation'])), and pass it in "
-            f"by=; renumber the columns only if they are more runs of one evaluation; drop "
-            f"copies: matrix.loc[:, ~matrix.columns.duplicated()]"
+        raise with_keywords(
+            ValueError(
+                f"outcome matrix has run {display(matrix.columns[column])!r} in more than one "
+                f"column (column {column}); one column per run. If the columns are runs of two "
+                "evaluations, stack the matrices instead, with an index level telling them apart "
+                "(pd.concat({'first': m1, 'second': m2}, names=['evaluation'])), and pass it in "
+                "by=; renumber the columns only if they are more runs of one evaluation; drop "
+                "copies: matrix.loc[:, ~matrix.columns.duplicated()]"
+            ),
+            "by",
         )
 
 
@@ -261,10 +269,9 @@ def refuse_nested(
         start = f"{name} holds a {type(value).__name__}"
         start = f"{start} at row {row}" if where is None else f"{where(row)}: {start}"
         raise ValueError(
-            f"{start} "
-            f"({shown if len(shown) <= 60 else shown[:57] + '...'}); an id must be a plain "
-            f"value (text or a number), not a list or dict: convert the column to text, "
-            f"e.g. {what}[{name!r}] = {what}[{name!r}].map(json.dumps)"
+            f"{start} ({shown if len(shown) <= 60 else shown[:57] + '...'}); an id must be a plain "
+            "value (text or a number), not a list or dict: convert the column to text, e.g. "
+            f"{what}[{name!r}] = {what}[{name!r}].map(json.dumps)"
         )
 
 
@@ -551,6 +558,9 @@ def require_runs_columns(runs: pd.DataFrame, by: tuple[str, ...]) -> None:
 def warn_passed_and_errored(count: int) -> None:
     """Warn that `count` runs marked passed errored too, and so count as failed (or left out)."""
     warn(
-        f"{count} run(s) are marked passed but also errored or timed out; "
-        f"they count as failed runs (errors='fail') or are left out (errors='exclude')"
+        ConflictingVerdictWarning(
+            f"{count} run(s) are marked passed but also errored or timed out; "
+            f"they count as failed runs (errors='fail') or are left out (errors='exclude')",
+            runs=count,
+        )
     )

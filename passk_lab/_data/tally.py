@@ -37,6 +37,7 @@ from passk_lab._data.rules import (
     warn_passed_and_errored,
 )
 from passk_lab._data.units import BLOCK, Units, check_unique_runs, find_units
+from passk_lab._errors import with_keywords
 from passk_lab._typing import Bools, Ints
 
 __all__ = ["Checked", "Tally", "as_tally", "check_runs", "tally_checked"]
@@ -162,8 +163,12 @@ def _tally_frame(frame: pd.DataFrame, by: tuple[str, ...], errors: ErrorPolicy) 
     bad = (c < 0) | (c > n)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"tally row {row} has c={c[row]} passes of n={n[row]} runs; need 0 <= c <= n"
+        raise with_keywords(
+            ValueError(
+                f"tally row {row} has c={c[row]} passes of n={n[row]} runs; need 0 <= c <= n"
+            ),
+            "c",
+            "n",
         )
     keys = [*by, "task"]
     refuse_nested(frame, keys, "counts")  # one row per task: cheap to look at every id

@@ -26,7 +26,8 @@ Examples
 
 from typing import TYPE_CHECKING, Any
 
-from passk_lab.harness._ledger import ERROR_KINDS, Ledger, read_ledger
+from passk_lab._choices import ERROR_KINDS
+from passk_lab.harness._ledger import Ledger, read_ledger
 from passk_lab.harness._task import EvalResult, Guard, Task
 
 if TYPE_CHECKING:

@@ -22,12 +22,13 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from passk_lab._checks import confidence, positive_int
+from passk_lab._choices import AdaptiveInterval
 from passk_lab._curve import price_pass_pow_k
 from passk_lab._sequential import (
     Design,
@@ -39,7 +40,7 @@ from passk_lab._sequential import (
 )
 from passk_lab._summary import Shown, level_text, summary_html, summary_repr
 from passk_lab._two_stage import STATISTICS, Statistic
-from passk_lab._warnings import warn
+from passk_lab._warnings import EvaluationWarning, warn
 from passk_lab.estimators import reliability_curve
 from passk_lab.harness._ledger import RunRecord, cost_totals, json_id, read_ledger, runs_frame
 from passk_lab.harness._runner import Evaluation, run_in_loop
@@ -445,9 +446,10 @@ def _result(evaluations: list[Evaluation], stop: Stop, design: Design) -> Adapti
         unused = len(evaluation.recorded) - len(kept)
         if unused:
             warn(
-                f"{unused} run(s) recorded in the ledger {str(evaluation.path)!r} are not "
-                "part of this evaluation's decisions and are left out of its result",
-                RuntimeWarning,
+                EvaluationWarning(
+                    f"{unused} run(s) recorded in the ledger {str(evaluation.path)!r} are not "
+                    "part of this evaluation's decisions and are left out of its result"
+                )
             )
         records.extend(kept)
         frame = runs_frame(kept)
@@ -505,7 +507,7 @@ def evaluate_until(
     max_runs: int | None = None,
     max_cost: Mapping[str, float] | None = None,
     batch: int = 10,
-    interval: Literal["sequential", "anytime"] = "sequential",
+    interval: AdaptiveInterval = "sequential",
     against: Sequence[Task[Any]] | None = None,
     ledger: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
     resume: bool = False,

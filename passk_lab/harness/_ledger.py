@@ -78,16 +78,15 @@ from typing import IO, Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from passk_lab._files import check_regular, not_utf8
-from passk_lab._warnings import warn
+from passk_lab._choices import ERROR_KINDS
+from passk_lab._files import check_regular, encodable, not_utf8
+from passk_lab._warnings import ReadWarning, warn
 
-__all__ = ["ERROR_KINDS", "Ledger", "read_ledger"]
+__all__ = ["Ledger", "read_ledger"]
 
 FORMAT = "passk_lab.ledger"
 FORMAT_VERSION = 2
 _READ_VERSIONS = (1, 2)
-ERROR_KINDS = ("agent", "timeout", "infrastructure")
-"""Whose failure an errored run was, in the ``error_kind`` column."""
 
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _EPOCH_NAIVE = _EPOCH.replace(tzinfo=None)
@@ -141,21 +140,6 @@ class Ledger(NamedTuple):
 
 
 # --- text ----------------------------------------------------------------------------------
-
-
-def encodable(text: str) -> str:
-    r"""Return `text` as it can be encoded in UTF-8: lone surrogates as backslash escapes.
-
-    Examples
-    --------
-    >>> encodable("caf\u00e9"), encodable("report-\udcff.txt")
-    ('café', 'report-\\udcff.txt')
-    """
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text
 
 
 def _encodable_json(value: Any) -> Any:
@@ -490,9 +474,11 @@ def _parse(content: bytes, path: Path) -> _Parsed:
     complete_bytes = content.rfind(b"\n") + 1
     if complete_bytes < len(content):
         warn(
-            f"{path}: ignored a half-written last line (the evaluation stopped while writing "
-            f"it); that run was not recorded, and a resumed evaluation runs it again",
-            UserWarning,
+            ReadWarning(
+                f"{path}: ignored a half-written last line (the evaluation stopped while writing "
+                f"it); that run was not recorded, and a resumed evaluation runs it again",
+                path=path,
+            )
         )
     try:
         text = content[:complete_bytes].decode("utf-8")

@@ -54,14 +54,14 @@ from typing import IO, Any, TypeVar
 
 import numpy as np
 
+from passk_lab._files import encodable
 from passk_lab._version import __version__
-from passk_lab._warnings import warn
+from passk_lab._warnings import EvaluationWarning, warn
 from passk_lab.harness._ledger import (
     RunRecord,
     brief_repr,
     cost_of,
     cost_totals,
-    encodable,
     header,
     json_id,
     open_ledger,
@@ -546,19 +546,23 @@ class Evaluation:
         runner = self._runner
         if runner.unstoppable:
             warn(
-                f"{runner.unstoppable} async run(s) came back past their time limit, so they are "
-                "recorded as timed out: each blocked the event loop (time.sleep or blocking I/O "
-                "inside async def), where no time limit can stop it; await asyncio.sleep and "
-                "async clients instead, or make the run a plain function, which runs in a thread",
-                RuntimeWarning,
+                EvaluationWarning(
+                    f"{runner.unstoppable} async run(s) came back past their time limit, so they "
+                    "are recorded as timed out: each blocked the event loop (time.sleep or "
+                    "blocking I/O inside async def), where no time limit can stop it; await "
+                    "asyncio.sleep and async clients instead, or make the run a plain function, "
+                    "which runs in a thread"
+                )
             )
         if runner.bad_costs:
             warn(
-                f"{runner.bad_costs} run(s) recorded no cost, as their cost was not a mapping of "
-                f"names to finite numbers >= 0; the first, {runner.first_bad_cost}. The runs keep "
-                "their verdicts. Give a cost such as {'usd': 0.25, 'tokens': 1000} (or None for "
-                "none), from the result's cost attribute or a Task(cost=...) hook",
-                RuntimeWarning,
+                EvaluationWarning(
+                    f"{runner.bad_costs} run(s) recorded no cost, as their cost was not a mapping "
+                    f"of names to finite numbers >= 0; the first, {runner.first_bad_cost}. The "
+                    "runs keep their verdicts. Give a cost such as "
+                    "{'usd': 0.25, 'tokens': 1000} (or None for none), from the result's cost "
+                    "attribute or a Task(cost=...) hook"
+                )
             )
 
     def resume_hint(self) -> str:

@@ -19,7 +19,9 @@ from typing import Any
 import numpy as np
 
 from passk_lab._checks import as_int, check_size, positive_int
-from passk_lab.harness._ledger import encodable, finite_number
+from passk_lab._errors import with_keywords
+from passk_lab._files import encodable
+from passk_lab.harness._ledger import finite_number
 from passk_lab.harness._task import Guard, Task, the_result
 
 __all__ = ["Plan", "Settings", "make_plan"]
@@ -166,10 +168,13 @@ def _require_a_verdict(task: Task[Any], where: str) -> None:
         and declared not in (object, Any)
         and not issubclass(declared, bool | np.bool_)
     ):
-        raise TypeError(
-            f"{where} returns {declared.__name__} (as its run declares) and has no "
-            "verdict, but only a bool says whether a run passed; give the task a "
-            "passes= verdict, such as Task(run=..., passes=lambda result: result == expected)"
+        raise with_keywords(
+            TypeError(
+                f"{where} returns {declared.__name__} (as its run declares) and has no "
+                "verdict, but only a bool says whether a run passed; give the task a "
+                "passes= verdict, such as Task(run=..., passes=lambda result: result == expected)"
+            ),
+            "run",
         )
 
 
@@ -207,9 +212,12 @@ def make_plan(
         raise ValueError("evaluate needs at least one task; an empty list has no rate to report")
     for position, task in enumerate(task_list):
         if not isinstance(task, Task):
-            raise TypeError(
-                f"{argument}[{position}] is a {type(task).__name__}, not a Task; "
-                "wrap it as Task(run=..., passes=...)"
+            raise with_keywords(
+                TypeError(
+                    f"{argument}[{position}] is a {type(task).__name__}, not a Task; "
+                    "wrap it as Task(run=..., passes=...)"
+                ),
+                "run",
             )
     ids = tuple(
         position if task.id is None else encodable(task.id) if isinstance(task.id, str) else task.id
@@ -230,6 +238,7 @@ def make_plan(
             "use a smaller k, or split the tasks over several evaluations",
             names=("tasks", "runs each"),
             cells="runs",
+            keywords=("k",),
         )
     for position, task in enumerate(task_list):
         _require_a_verdict(task, f"{argument}[{position}]")

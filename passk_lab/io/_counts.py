@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from passk_lab._data.rules import refuse_nested
+from passk_lab._errors import with_keywords
 from passk_lab.io._json import json_kind
 from passk_lab.io._tables import TABLE_SUFFIXES, check_json_ids, load_table, require_complete
 
@@ -82,9 +83,12 @@ def read_counts(
     names = {"task": task or "task", "n": n or "n", "c": c or "c"}
     for group in groups:
         if group in (*names, *names.values()):
-            raise ValueError(
-                f"by names {group!r}, a column the result keeps as task, n or c; by= names "
-                f"the columns that group the tasks (such as model): leave {group!r} out of it"
+            raise with_keywords(
+                ValueError(
+                    f"by names {group!r}, a column the result keeps as task, n or c; by= names "
+                    f"the columns that group the tasks (such as model): leave {group!r} out of it"
+                ),
+                "by",
             )
     id_columns = [names["task"], *groups]
     kind = TABLE_SUFFIXES.get(file.suffix.lower())
@@ -94,20 +98,28 @@ def read_counts(
     columns = list(map(str, frame.columns))
     for own, given in names.items():
         if given not in frame.columns:
-            raise ValueError(
-                f"{file}: no {own} column (its columns are {columns}); name it with {own}='...' "
-                f"(--{own} on the command line)"
-                if given == own
-                else f"{file}: no column {given!r} (given as {own}=); its columns are {columns}"
+            raise with_keywords(
+                ValueError(
+                    f"{file}: no {own} column (its columns are {columns}); name it with {own}='...'"
+                    if given == own
+                    else f"{file}: no column {given!r} (given as {own}=); its columns are {columns}"
+                ),
+                own,
             )
         if given != own and own in frame.columns:
-            raise ValueError(
-                f"{file}: has both a {own!r} column and {given!r} (given as {own}=); rename "
-                f"one of them in the file, or name {own!r} itself"
+            raise with_keywords(
+                ValueError(
+                    f"{file}: has both a {own!r} column and {given!r} (given as {own}=); rename "
+                    f"one of them in the file, or name {own!r} itself"
+                ),
+                own,
             )
     for group in groups:
         if group not in frame.columns:
-            raise ValueError(f"{file}: no {group!r} column, named in by; its columns are {columns}")
+            raise with_keywords(
+                ValueError(f"{file}: no {group!r} column, named in by; its columns are {columns}"),
+                "by",
+            )
     frame = frame.rename(columns={given: own for own, given in names.items() if given != own})
     if "file" in frame.columns:
         raise ValueError(
@@ -154,10 +166,13 @@ def read_counts(
         row = int(np.flatnonzero(repeated)[0])
         shown = frame["task"].iloc[row : row + 1].tolist()[0]
         within = f" within its group ({', '.join(groups)})" if groups else ""
-        raise ValueError(
-            f"{where(row)}: task {shown!r} is listed twice{within}; a table of counts has one "
-            f"row per task: add its runs into one row, or name the column that tells the two "
-            f"apart with by="
+        raise with_keywords(
+            ValueError(
+                f"{where(row)}: task {shown!r} is listed twice{within}; a table of counts has one "
+                f"row per task: add its runs into one row, or name the column that tells the two "
+                f"apart with by="
+            ),
+            "by",
         )
     others = [name for name in frame.columns if name not in (*keys, "n", "c")]
     result = frame[[*keys, *others]]

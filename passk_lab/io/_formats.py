@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from passk_lab._choices import FORMATS
+from passk_lab._errors import with_keywords
 from passk_lab._files import check_regular
 from passk_lab.harness import read_ledger
 from passk_lab.harness._ledger import FORMAT as LEDGER_FORMAT
@@ -219,9 +220,12 @@ def detect_format(path: str | Path) -> str:
                 f"{source}: a directory with no .eval or .json file; give a results file"
             )
         return detect_format(first)
-    raise ValueError(
-        f"cannot tell the format of {source.name}: name it with format= (--format on the "
-        f"command line), one of {', '.join(row.name for row in REGISTRY)}"
+    raise with_keywords(
+        ValueError(
+            f"cannot tell the format of {source.name}: name it with format=, one of "
+            f"{', '.join(row.name for row in REGISTRY)}"
+        ),
+        "format",
     )
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from passk_lab.harness._ledger import ERROR_KINDS
+from passk_lab._choices import ERROR_KINDS
 from passk_lab.io._json import json_kind
 from passk_lab.io._records import check_trials, load_json, result_files, task_id
 from passk_lab.io._rewards import decide

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from passk_lab.harness._ledger import ERROR_KINDS
+from passk_lab._choices import ERROR_KINDS
+from passk_lab._errors import with_keywords
 from passk_lab.io._json import json_kind
 from passk_lab.io._records import check_trials, load_json, task_id
 from passk_lab.io._rewards import decide
@@ -353,11 +354,14 @@ def _job(folder: Path, partial: bool) -> _Job:
         return job
     if unfinished:
         shown = ", ".join(unfinished[:3])
-        raise ValueError(
-            f"{folder}: {len(unfinished)} trial folder(s) have no result.json ({shown}"
-            f"{', ...' if len(unfinished) > 3 else ''}): those trials have not finished; "
-            f"let the job finish (harbor jobs resume), or pass partial=True to read the "
-            f"trials that did"
+        raise with_keywords(
+            ValueError(
+                f"{folder}: {len(unfinished)} trial folder(s) have no result.json ({shown}"
+                f"{', ...' if len(unfinished) > 3 else ''}): those trials have not finished; "
+                f"let the job finish (harbor jobs resume), or pass partial=True to read the "
+                f"trials that did"
+            ),
+            "partial",
         )
     config = _object(folder / "config.json", "a Harbor job's config.json")
     if config is not None and not config.get("source_jobs"):
@@ -372,11 +376,14 @@ def _job(folder: Path, partial: bool) -> _Job:
     result = _object(folder / "result.json", "a Harbor job's result.json")
     total = None if result is None else result.get("n_total_trials")
     if isinstance(total, int) and not isinstance(total, bool) and len(job.files) < total:
-        raise ValueError(
-            f"{folder}: {len(job.files)} of the {total} trials {folder / 'result.json'} "
-            f"declares (n_total_trials) have a result.json: the job stopped early or lost "
-            f"trial folders; finish it (harbor jobs resume), or pass partial=True to read the "
-            f"trials that are there"
+        raise with_keywords(
+            ValueError(
+                f"{folder}: {len(job.files)} of the {total} trials {folder / 'result.json'} "
+                f"declares (n_total_trials) have a result.json: the job stopped early or lost "
+                f"trial folders; finish it (harbor jobs resume), or pass partial=True to read the "
+                f"trials that are there"
+            ),
+            "partial",
         )
     return job
 
@@ -615,9 +622,12 @@ def _reward(rewards: object, reward: str | None, where: str) -> float:
     if reward is None:
         reward = next(iter(rewards)) if len(rewards) == 1 else "reward"
     if reward not in rewards:
-        raise ValueError(
-            f"{where}: verifier_result.rewards has no {reward!r} (it has "
-            f"{', '.join(map(repr, rewards))}); name the reward to judge with reward="
+        raise with_keywords(
+            ValueError(
+                f"{where}: verifier_result.rewards has no {reward!r} (it has "
+                f"{', '.join(map(repr, rewards))}); name the reward to judge with reward="
+            ),
+            "reward",
         )
     value = rewards[reward]
     if isinstance(value, bool) or not isinstance(value, int | float):

@@ -11,8 +11,9 @@ from urllib.parse import unquote, urlparse
 import numpy as np
 import pandas as pd
 
+from passk_lab._errors import with_keywords
 from passk_lab._files import check_regular
-from passk_lab._warnings import warn
+from passk_lab._warnings import ReadWarning, warn
 from passk_lab.io._rewards import decide
 
 if TYPE_CHECKING:
@@ -152,9 +153,11 @@ def read_inspect_log(
     runs.attrs = {"files": [_location(log) for log in logs], "n_unscored": unscored}
     if unscored:
         warn(
-            f"{unscored} sample run(s) have no score and no error; they are kept as failed runs "
-            f"with error 'unscored' (left out with errors='exclude')",
-            UserWarning,
+            ReadWarning(
+                f"{unscored} sample run(s) have no score and no error; they are kept as failed "
+                "runs with error 'unscored' (left out with errors='exclude')",
+                path=source,
+            )
         )
     return runs
 
@@ -169,10 +172,12 @@ def _warn_unlisted(folder: Path, listed: set[Path]) -> None:
     )
     if others:
         warn(
-            f"{len(others)} file(s) in {folder} are not named as Inspect logs and were not "
-            f"read: {', '.join(others[:5])}{', ...' if len(others) > 5 else ''}; "
-            f"give a file's path to read it",
-            UserWarning,
+            ReadWarning(
+                f"{len(others)} file(s) in {folder} are not named as Inspect logs and were not "
+                f"read: {', '.join(others[:5])}{', ...' if len(others) > 5 else ''}; "
+                f"give a file's path to read it",
+                path=folder,
+            )
         )
 
 
@@ -200,9 +205,11 @@ def _read_log(log: str | EvalLogInfo, scorer: str | None, threshold: float | Non
         ) from exc
     if header.status != "success":
         warn(
-            f"{file}: the eval's status is {header.status!r}, so it may lack samples or "
-            f"epochs; {len(samples)} sample run(s) were read",
-            UserWarning,
+            ReadWarning(
+                f"{file}: the eval's status is {header.status!r}, so it may lack samples or "
+                f"epochs; {len(samples)} sample run(s) were read",
+                path=file,
+            )
         )
     chosen = _scorer(file, samples, scorer)
     rewards = np.full(len(samples), np.nan)
@@ -255,9 +262,12 @@ def _scorer(file: str, samples: list[EvalSampleSummary], scorer: str | None) -> 
             )
         return scorer
     if len(names) > 1:
-        raise ValueError(
-            f"{file}: samples are scored by several scorers {names}; choose one with "
-            f"scorer='...' (--scorer on the command line)"
+        raise with_keywords(
+            ValueError(
+                f"{file}: samples are scored by several scorers {names}; choose one with "
+                "scorer='...'"
+            ),
+            "scorer",
         )
     return names[0] if names else None
 

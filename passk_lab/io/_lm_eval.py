@@ -21,8 +21,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from passk_lab._files import read_text
-from passk_lab.harness._ledger import encodable
+from passk_lab._errors import with_keywords
+from passk_lab._files import encodable, read_text
 from passk_lab.io._json import json_kind
 from passk_lab.io._records import check_trials, load_json, result_files, task_id
 from passk_lab.io._rewards import decide
@@ -255,9 +255,12 @@ def _choose(file: Path, records: list[dict[str, Any]], filter: str | None) -> st
     found = list(dict.fromkeys(record.get("filter") for record in records))
     if filter is None:
         if len(found) != 1:
-            raise ValueError(
-                f"{file}: lines of {len(found)} filters ({', '.join(map(repr, found))}); "
-                f"choose one with filter="
+            raise with_keywords(
+                ValueError(
+                    f"{file}: lines of {len(found)} filters ({', '.join(map(repr, found))}); "
+                    f"choose one with filter="
+                ),
+                "filter",
             )
         chosen = found[0]
         if not isinstance(chosen, str):
@@ -277,9 +280,12 @@ def _metric(file: Path, line: int, record: dict[str, Any], metric: str | None) -
         return metric
     names = record.get("metrics")
     if not isinstance(names, list) or len(names) != 1 or not isinstance(names[0], str):
-        raise ValueError(
-            f"{_where(file, line, record)}: metrics is {names!r}; the metric to judge is the "
-            f"only one a line lists, else choose it with metric="
+        raise with_keywords(
+            ValueError(
+                f"{_where(file, line, record)}: metrics is {names!r}; the metric to judge is the "
+                f"only one a line lists, else choose it with metric="
+            ),
+            "metric",
         )
     return names[0]
 
@@ -417,8 +423,11 @@ def _refuse(value: object, file: Path, line: int, record: dict[str, Any], field:
     where = _where(file, line, record)
     if value is _MISSING:
         names = record.get("metrics")
-        raise ValueError(
-            f"{where}: no {field}; the line's metrics are {names!r}: choose one with metric="
+        raise with_keywords(
+            ValueError(
+                f"{where}: no {field}; the line's metrics are {names!r}: choose one with metric="
+            ),
+            "metric",
         )
     if isinstance(value, dict):
         raise ValueError(

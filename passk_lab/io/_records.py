@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from passk_lab._files import check_regular, read_text
-from passk_lab.harness._ledger import encodable
+from passk_lab._errors import with_keywords
+from passk_lab._files import check_regular, encodable, read_text
 from passk_lab.io._json import json_kind
 
 __all__ = ["check_trials", "load_json", "result_files", "task_id", "trial_number"]
@@ -286,9 +286,12 @@ def check_trials(
         if len(numbers) < declared:
             missing = sorted(set(range(declared)) - numbers)
             shown = ", ".join(map(str, missing[:5])) + (", ..." if len(missing) > 5 else "")
-            raise ValueError(
-                f"task {key!r} has {len(numbers)} of the {declared} trials {declared_by} "
-                f"declares: {field} {shown} {'is' if len(missing) == 1 else 'are'} missing; "
-                f"the run may have stopped early or the file lost records: finish or re-run "
-                f"it, or pass partial=True to read the trials that are there"
+            raise with_keywords(
+                ValueError(
+                    f"task {key!r} has {len(numbers)} of the {declared} trials {declared_by} "
+                    f"declares: {field} {shown} {'is' if len(missing) == 1 else 'are'} missing; "
+                    f"the run may have stopped early or the file lost records: finish or re-run "
+                    f"it, or pass partial=True to read the trials that are there"
+                ),
+                "partial",
             )

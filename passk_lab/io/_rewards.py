@@ -8,6 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from passk_lab._data.rules import REWARD_TOLERANCE, passed_from_reward
+from passk_lab._errors import with_keywords
 from passk_lab._typing import Bools
 
 __all__ = ["decide"]
@@ -68,10 +69,13 @@ def decide(
         outside = (values < -REWARD_TOLERANCE) | (values > 1.0 + REWARD_TOLERANCE)
         if outside.any():
             row = int(np.flatnonzero(outside)[0])
-            raise ValueError(
-                f"{where(row)}: {field} is {float(values[row])!r}, outside [0, 1] "
-                f"({int(outside.sum())} run(s) are); the default rule (a pass when the reward "
-                f"is 1) needs rewards in [0, 1]: give threshold= for rewards on another scale"
+            raise with_keywords(
+                ValueError(
+                    f"{where(row)}: {field} is {float(values[row])!r}, outside [0, 1] "
+                    f"({int(outside.sum())} run(s) are); the default rule (a pass when the reward "
+                    f"is 1) needs rewards in [0, 1]: give threshold= for rewards on another scale"
+                ),
+                "threshold",
             )
         threshold = 1.0
     return passed_from_reward(values, threshold)

@@ -14,8 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from passk_lab._files import check_regular
-from passk_lab.harness._ledger import encodable
+from passk_lab._files import check_regular, encodable
 from passk_lab.io._json import json_kind
 from passk_lab.io._records import load_json
 

@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from passk_lab._data.rules import refuse_nested
-from passk_lab._files import check_regular, ends_with_line_break, read_text
-from passk_lab._warnings import warn
-from passk_lab.harness._ledger import encodable
+from passk_lab._errors import with_keywords
+from passk_lab._files import check_regular, encodable, ends_with_line_break, read_text
+from passk_lab._warnings import ReadWarning, warn
 from passk_lab.io._json import json_kind
 from passk_lab.io._rewards import decide
 
@@ -170,10 +170,14 @@ def read_runs(
     from_reward = reward is not None or "passed" not in frame.columns
     if from_reward:
         if "reward" not in frame.columns:
-            raise ValueError(
-                f"{file}: no passed or reward column (its columns are "
-                f"{list(map(str, frame.columns))}); name the verdict with passed='...' or the "
-                f"score with reward='...' (--passed or --reward on the command line)"
+            raise with_keywords(
+                ValueError(
+                    f"{file}: no passed or reward column (its columns are "
+                    f"{list(map(str, frame.columns))}); name the verdict with passed='...' or the "
+                    f"score with reward='...'"
+                ),
+                "passed",
+                "reward",
             )
         frame["passed"] = decide(
             _numbers(frame["reward"], reward or "reward", where),
@@ -183,9 +187,12 @@ def read_runs(
         )
     else:
         if threshold is not None:
-            raise ValueError(
-                f"{file}: threshold applies to a reward, and this file's verdicts are its passed "
-                f"column; to decide from the reward instead, give reward='<column>'"
+            raise with_keywords(
+                ValueError(
+                    f"{file}: threshold applies to a reward, and this file's verdicts are its "
+                    "passed column; to decide from the reward instead, give reward='<column>'"
+                ),
+                "reward",
             )
         require_complete(frame, file, ["passed"], where)
     if "run" not in frame.columns:
@@ -242,10 +249,12 @@ def load_table(
     where = _locator(file, kind)
     if kind != "parquet" and not ends_with_line_break(file, size):
         warn(
-            f"{where(len(loaded) - 1)}: the file does not end with a line break, so this "
-            f"last row may have been cut short while the file was written; check it (a file "
-            f"that ends with a line break reads without this warning)",
-            UserWarning,
+            ReadWarning(
+                f"{where(len(loaded) - 1)}: the file does not end with a line break, so this "
+                f"last row may have been cut short while the file was written; check it (a file "
+                f"that ends with a line break reads without this warning)",
+                path=file,
+            )
         )
     return loaded, kind, where
 
@@ -600,20 +609,30 @@ def _first_bad_line(file: Path) -> str | None:
 
 def _renamed(frame: pd.DataFrame, file: Path, **columns: str | None) -> pd.DataFrame:
     if columns["passed"] is not None and columns["reward"] is not None:
-        raise ValueError(
-            "give passed= (the file's verdict column) or reward= (its score column), not both"
+        raise with_keywords(
+            ValueError(
+                "give passed= (the file's verdict column) or reward= (its score column), not both"
+            ),
+            "passed",
+            "reward",
         )
     names = {given: own for own, given in columns.items() if given is not None and given != own}
     for given, own in names.items():
         if given not in frame.columns:
-            raise ValueError(
-                f"{file}: no column {given!r} (given as {own}=); its columns are "
-                f"{list(map(str, frame.columns))}"
+            raise with_keywords(
+                ValueError(
+                    f"{file}: no column {given!r} (given as {own}=); its columns are "
+                    f"{list(map(str, frame.columns))}"
+                ),
+                own,
             )
         if own in frame.columns:
-            raise ValueError(
-                f"{file}: has both a {own!r} column and {given!r} (given as {own}=); "
-                f"rename one of them in the file, or name {own!r} itself"
+            raise with_keywords(
+                ValueError(
+                    f"{file}: has both a {own!r} column and {given!r} (given as {own}=); "
+                    f"rename one of them in the file, or name {own!r} itself"
+                ),
+                own,
             )
     renamed = frame.rename(columns=names)
     if columns["reward"] is not None:
@@ -631,11 +650,16 @@ def require_complete(
     """Refuse a table lacking one of `columns` or a value in one; `needs` ends the message."""
     for column in columns:
         if column not in frame.columns:
-            raise ValueError(
-                f"{file}: no {column} column (its columns are {list(map(str, frame.columns))}); "
-                f"name it with {column}='...' (--{column} on the command line)"
-                if column in ("task", "run")
-                else f"{file}: no {column!r} column, named in by"
+            own = column in ("task", "run")
+            raise with_keywords(
+                ValueError(
+                    f"{file}: no {column} column (its columns are "
+                    f"{list(map(str, frame.columns))}); "
+                    f"name it with {column}='...'"
+                    if own
+                    else f"{file}: no {column!r} column, named in by"
+                ),
+                column if own else "by",
             )
         if frame[column].hasnans:  # cheap, and false for an integer column
             missing = frame[column].isna().to_numpy()
@@ -692,9 +716,12 @@ def _numbers(column: pd.Series, field: str, where: Callable[[int], str]) -> pd.S
     unreadable = (numbers.isna() & column.notna()).to_numpy()
     if unreadable.any():
         row = int(np.flatnonzero(unreadable)[0])
-        raise ValueError(
-            f"{where(row)}: {field} is {column.iloc[row]!r}, not a number; "
-            f"a reward must be a number (give passed= for a column of verdicts)"
+        raise with_keywords(
+            ValueError(
+                f"{where(row)}: {field} is {column.iloc[row]!r}, not a number; "
+                f"a reward must be a number (give passed= for a column of verdicts)"
+            ),
+            "passed",
         )
     return numbers
 

@@ -12,8 +12,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from passk_lab._choices import ERROR_KINDS
+from passk_lab._errors import with_keywords
 from passk_lab._files import check_regular
-from passk_lab.harness._ledger import ERROR_KINDS
 from passk_lab.io._json import json_kind
 from passk_lab.io._records import check_trials, load_json, result_files, task_id, trial_number
 from passk_lab.io._rewards import decide
@@ -467,9 +468,12 @@ def _check_trials(
         if isinstance(task, dict) and task.get("id") is not None and str(task["id"]) not in seen
     ]
     if unrun:
-        raise ValueError(
-            f"{file}: task {unrun[0]!r} is in tasks but has none of the {declared} trials "
-            f"info.num_trials declares ({len(unrun)} such task(s)); the run may have stopped "
-            f"early or the file lost records: finish or re-run it, or pass partial=True to "
-            f"read the trials that are there"
+        raise with_keywords(
+            ValueError(
+                f"{file}: task {unrun[0]!r} is in tasks but has none of the {declared} trials "
+                f"info.num_trials declares ({len(unrun)} such task(s)); the run may have stopped "
+                f"early or the file lost records: finish or re-run it, or pass partial=True to "
+                f"read the trials that are there"
+            ),
+            "partial",
         )

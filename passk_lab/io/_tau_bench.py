@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from passk_lab._warnings import warn
-from passk_lab.harness._ledger import encodable
+from passk_lab._files import encodable
+from passk_lab._warnings import ReadWarning, warn
 from passk_lab.io._json import json_kind
 from passk_lab.io._records import load_json, result_files
 from passk_lab.io._rewards import decide
@@ -140,10 +140,12 @@ def _read_file(file: Path, model: str | None, domain: str | None) -> pd.DataFram
     if unpriced:
         first = unpriced[0]
         warn(
-            f"{_where(file, first, records[first])}: info.user_cost is "
-            f"{records[first]['info']['user_cost']!r}, not a number ({len(unpriced)} record(s) "
-            f"of the file have such a cost); those runs are kept, with no cost",
-            UserWarning,
+            ReadWarning(
+                f"{_where(file, first, records[first])}: info.user_cost is "
+                f"{records[first]['info']['user_cost']!r}, not a number ({len(unpriced)} record(s) "
+                f"of the file have such a cost); those runs are kept, with no cost",
+                path=file,
+            )
         )
     named = _NAME.match(file.stem)
     if named is not None:

@@ -18,7 +18,7 @@ from matplotlib.path import Path
 from matplotlib.textpath import TextPath
 from matplotlib.transforms import ScaledTranslation
 
-from passk_lab._warnings import warn
+from passk_lab._warnings import PasskDeprecationWarning, warn
 from passk_lab.plots._style import (
     POW_K,
     axes_of,
@@ -70,9 +70,11 @@ def _current(value: str) -> str:
     if value != "p_pow_k":
         return value
     warn(
-        "the sweep's true p ** k is the column true_pow_k (p_pow_k is the curve's estimate); "
-        "value='p_pow_k' goes in the next release",
-        DeprecationWarning,
+        PasskDeprecationWarning(
+            "the sweep's true p ** k is the column true_pow_k (p_pow_k is the curve's estimate); "
+            "value='p_pow_k' goes in the next release",
+            keywords=("value",),
+        )
     )
     return "true_pow_k"
 

@@ -40,14 +40,21 @@ from passk_lab._data.rules import (
     table_kind,
 )
 from passk_lab._data.tally import Tally, as_tally
+from passk_lab._errors import with_keywords
 from passk_lab._interval_policy import IntervalMethod
 from passk_lab._labels import INTERVAL_LABELS, LABELS, interval_label, interval_name, label
 from passk_lab._summary import level_text, p_value_text
 from passk_lab._version import __version__
-from passk_lab._warnings import warn
+from passk_lab._warnings import (
+    NoEstimateWarning,
+    TasksLeftOutWarning,
+    UnequalRunsWarning,
+    UnmatchedTasksWarning,
+    warn,
+)
 from passk_lab.estimators import error_sensitivity, reliability_curve
 from passk_lab.heterogeneity import fit_betabinom, success_counts
-from passk_lab.leaderboard import ranks_and_tests
+from passk_lab.ranking import ranks_and_tests
 from passk_lab.report._tables import export, html_text, labelled, metadata, settled, to_html
 
 if TYPE_CHECKING:
@@ -141,8 +148,9 @@ def _claim(folder: Path, names: list[str], force: bool, origin: str | None) -> s
     report's; any other is refused unless `force`.
     """
     if folder.exists() and not folder.is_dir():
-        raise ValueError(
-            f"out={str(folder)!r} is a file, not a folder; give a folder to write into"
+        raise with_keywords(
+            ValueError(f"out={str(folder)!r} is a file, not a folder; give a folder to write into"),
+            "out",
         )
     folder.mkdir(parents=True, exist_ok=True)
     present = {path.name for path in folder.iterdir()}
@@ -151,15 +159,23 @@ def _claim(folder: Path, names: list[str], force: bool, origin: str | None) -> s
     theirs = [name for name in theirs if name in present]
     earlier = _origin(folder) if MANIFEST in present else None
     if earlier is not None and origin is not None and earlier != origin and not force:
-        raise ValueError(
-            f"out={str(folder)!r} holds the report of {earlier}, not of {origin}; give another "
-            "folder (--out), or force=True (--force) to replace that report"
+        raise with_keywords(
+            ValueError(
+                f"out={str(folder)!r} holds the report of {earlier}, not of {origin}; give another "
+                "folder (--out), or force=True (--force) to replace that report"
+            ),
+            "out",
+            "force",
         )
     if theirs and not force:
         shown = ", ".join(theirs[:5]) + (f" and {len(theirs) - 5} more" if len(theirs) > 5 else "")
-        raise ValueError(
-            f"out={str(folder)!r} holds files no passk_lab report wrote ({shown}); give an "
-            f"empty or new folder, or force=True (--force) to write over them"
+        raise with_keywords(
+            ValueError(
+                f"out={str(folder)!r} holds files no passk_lab report wrote ({shown}); give an "
+                f"empty or new folder, or force=True (--force) to write over them"
+            ),
+            "out",
+            "force",
         )
     return ours & present
 
@@ -215,9 +231,6 @@ def _extent(counted: pd.DataFrame, by: list[str]) -> dict[Hashable | None, Any]:
         **runs,
     }
 
-
-_UNEQUAL_RUNS = "have different runs for some agents"
-"""What the leaderboard's warning says of tasks whose agents have different runs."""
 
 _LIST_LIMIT = 10
 """The most task ids the leaderboard section names when it says which tasks it dropped."""
@@ -290,8 +303,8 @@ def _ranking(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         # the dropped tasks and the counts per k: the page says them
-        warnings.filterwarnings("ignore", "ranked the .* tasks every agent has")
-        warnings.filterwarnings("ignore", "k = .* counts .* of the .* tasks counted at")
+        warnings.simplefilter("ignore", UnmatchedTasksWarning)
+        warnings.simplefilter("ignore", TasksLeftOutWarning)
         board, pairs = ranks_and_tests(
             counted, by, reached, metric="pass_pow_k", unmatched="drop", **options
         )
@@ -303,11 +316,11 @@ def _ranking(
             f"some agent lacks are left out: {_listed(dropped)}."
         )
     for record in caught:
-        message = str(record.message)
-        if _UNEQUAL_RUNS in message:  # the page says it, under the reading
+        if isinstance(record.message, UnequalRunsWarning):  # the page says it, under the reading
+            message = str(record.message)
             notes.append(f"{message[0].upper()}{message[1:]}.")
-        else:
-            warn(message, record.category)
+        elif isinstance(record.message, Warning):
+            warn(record.message)
     return _Ranking(tables={"leaderboard": board, "pairwise": pairs}, notes=notes)
 
 
@@ -1203,14 +1216,20 @@ def _ks(k: Iterable[int] | None, predict_to: int | None, most: int) -> tuple[lis
             raise TypeError(f"k must be a sequence of whole numbers such as [1, 5], got {k!r}")
         asked = sorted({positive_int("k", each) for each in k})
         if not asked:
-            raise ValueError("k is empty: give at least one k, such as k=[1, 5], or leave it out")
+            raise with_keywords(
+                ValueError("k is empty: give at least one k, such as k=[1, 5], or leave it out"),
+                "k",
+            )
         last = asked[-1] if predict_to is None else predict_to
     if predict_to is not None:
         predict_to = positive_int("predict_to", predict_to)
     if predict_to is not None and predict_to < asked[-1]:
-        raise ValueError(
-            f"predict_to={predict_to} is below the report's largest k, {asked[-1]}: give "
-            f"predict_to of at least {asked[-1]}, or leave it out"
+        raise with_keywords(
+            ValueError(
+                f"predict_to={predict_to} is below the report's largest k, {asked[-1]}: give "
+                f"predict_to of at least {asked[-1]}, or leave it out"
+            ),
+            "predict_to",
         )
     predicted = [each for each in _shown_ks(most, last) if each > asked[-1]]
     return asked, predicted
@@ -1452,9 +1471,7 @@ def write_report(
     recorded = summary.with_errors().to_frame()
     asked, predicted = _ks(k, predict_to, int(recorded["n"].max()))
     with warnings.catch_warnings():  # the ks past a group's runs are its predictions
-        warnings.filterwarnings(
-            "ignore", "no estimate for k = .*: no task has that many runs", RuntimeWarning
-        )
+        warnings.simplefilter("ignore", NoEstimateWarning)
         curve = reliability_curve(
             counted,
             [*asked, *predicted],

@@ -11,17 +11,16 @@ that gains.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
 
 import numpy as np
 import pandas as pd
 
-from passk_lab._bootstrap import BOOTSTRAP_METHODS
 from passk_lab._checks import confidence
-from passk_lab._data.rules import ErrorPolicy
+from passk_lab._choices import PAIRED_METHODS, ErrorPolicy, PairedMethod, Unmatched
 from passk_lab._data.tally import as_tally
+from passk_lab._errors import with_keywords
 from passk_lab._interval_policy import IntervalSpec, curve_intervals
-from passk_lab._paired import pair, pairing_table
+from passk_lab._paired import SIDES, pair, pairing_table
 from passk_lab._typing import Floats, Ints
 
 __all__ = ["compare"]
@@ -34,10 +33,11 @@ def compare(
     *,
     errors: ErrorPolicy = "fail",
     confidence_level: float = 0.95,
-    method: Literal["auto", "bca", "percentile"] = "auto",
+    method: PairedMethod = "auto",
     n_resamples: int = 10_000,
     rng: int | np.random.Generator | None = None,
-    unmatched: Literal["raise", "drop"] = "raise",
+    unmatched: Unmatched = "raise",
+    names: tuple[str, str] | None = None,
 ) -> pd.DataFrame:
     """Compare two agents' pass^k and pass@k on the same tasks, with paired intervals.
 
@@ -71,6 +71,10 @@ def compare(
         A task that only one side has is refused (the default), or dropped
         with a warning and listed in ``attrs["only_in_a"]`` and
         ``attrs["only_in_b"]``.
+    names : pair of str, optional
+        What the messages call the two sides, e.g. ``("A (strong.csv)", "B
+        (weak.csv)")``; by default the parameters' names, ``runs_a`` and
+        ``runs_b``.
 
     Returns
     -------
@@ -121,13 +125,18 @@ def compare(
     ('auto', 'auto')
     """
     level = confidence(confidence_level)
-    if method != "auto" and method not in BOOTSTRAP_METHODS:
-        raise ValueError(
-            f"method must be one of auto, {', '.join(BOOTSTRAP_METHODS)}; got {method!r}"
+    if method not in PAIRED_METHODS:
+        raise with_keywords(
+            ValueError(f"method must be one of {', '.join(PAIRED_METHODS)}; got {method!r}"),
+            "method",
         )
+    sides = SIDES if names is None else _side_names(names)
     spec = IntervalSpec.of("auto", level, n_resamples, rng)
     pairing = pair(
-        as_tally(runs_a, None, errors=errors), as_tally(runs_b, None, errors=errors), unmatched
+        as_tally(runs_a, None, errors=errors),
+        as_tally(runs_b, None, errors=errors),
+        unmatched,
+        sides,
     )
     table = pairing_table(
         pairing,
@@ -182,3 +191,20 @@ def _own_limits(
         [limits[metric, int(k)] for metric, k in zip(table["metric"], table["k"], strict=True)]
     ).reshape(-1, 2)
     return ends[:, 0], ends[:, 1]
+
+
+def _side_names(names: object) -> tuple[str, str]:
+    """Return `names` as the two sides' names, or refuse them naming what to give."""
+    if (
+        not isinstance(names, list | tuple)
+        or len(names) != 2
+        or not all(isinstance(name, str) and name for name in names)
+    ):
+        raise with_keywords(
+            TypeError(
+                "names must be two non-empty texts, one per side, such as ('A', 'B'); got "
+                f"{names!r}"
+            ),
+            "names",
+        )
+    return str(names[0]), str(names[1])

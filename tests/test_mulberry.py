@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from passk_lab import mulberry32, seeded
-from passk_lab.seeded import _BLOCK
+from passk_lab.mulberry import _BLOCK
 
 
 def _imul(a: int, b: int) -> int:

@@ -21,26 +21,30 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterable
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from passk_lab._checks import confidence, k_values, positive_int
+from passk_lab._choices import METRICS, Adjustment, ErrorPolicy, Metric, Unmatched
 from passk_lab._data.cells import products
-from passk_lab._data.rules import By, ErrorPolicy, by_columns, display
+from passk_lab._data.rules import By, by_columns, display
 from passk_lab._data.tally import Tally, as_tally
+from passk_lab._errors import with_keywords
 from passk_lab._mean_intervals import TaskMoments, effective_n_interval
 from passk_lab._paired import examples, paired_table
-from passk_lab._permutation import Metric, permutation_test
+from passk_lab._permutation import permutation_test
 from passk_lab._typing import Bools, Floats, Ints
-from passk_lab._warnings import warn
+from passk_lab._warnings import (
+    ResolutionWarning,
+    TasksLeftOutWarning,
+    UnequalRunsWarning,
+    UnmatchedTasksWarning,
+    warn,
+)
 
 __all__ = ["leaderboard", "pairwise"]
-
-Adjustment = Literal["holm", "bh"] | None
-
-_METRICS: tuple[Metric, ...] = ("pass_pow_k", "pass_at_k")
 
 
 class _Agents:
@@ -51,9 +55,12 @@ class _Agents:
     ) -> None:
         names = by_columns(by)
         if not names:
-            raise ValueError(
-                f"{caller} needs by=, the column (or columns) that names the agents, e.g. "
-                f"{caller}(runs, by='model')"
+            raise with_keywords(
+                ValueError(
+                    f"{caller} needs by=, the column (or columns) that names the agents, e.g. "
+                    f"{caller}(runs, by='model')"
+                ),
+                "by",
             )
         if unmatched not in ("raise", "drop"):
             raise ValueError(f"unmatched must be 'raise' or 'drop', got {unmatched!r}")
@@ -66,10 +73,13 @@ class _Agents:
             for row in labels.itertuples(index=False)
         ]
         if len(self.names) < 2:
-            raise ValueError(
-                f"{caller} compares two or more agents, and the runs hold one value of "
-                f"by={list(names)}: {self.names[0]!r}; name the column that tells the agents "
-                f"apart, or use reliability_curve for one agent"
+            raise with_keywords(
+                ValueError(
+                    f"{caller} compares two or more agents, and the runs hold one value of "
+                    f"by={list(names)}: {self.names[0]!r}; name the column that tells the agents "
+                    f"apart, or use reliability_curve for one agent"
+                ),
+                "by",
             )
         task_codes, tasks = pd.factorize(summary.labels["task"])
         n = np.full((len(tasks), len(self.names)), -1, dtype=np.int64)
@@ -97,13 +107,21 @@ class _Agents:
         if not complete.any():
             raise ValueError(f"the agents share no task: {what}; {caller} needs the same tasks")
         if unmatched == "raise":
-            raise ValueError(
-                f"{what}; agents are ranked on the same tasks: run the missing ones, or pass "
-                f"unmatched='drop' (--unmatched drop on the command line) to rank on the "
-                f"{int(complete.sum())} tasks every agent has (the dropped ones are listed in "
-                f"the result's attrs['dropped_tasks'])"
+            raise with_keywords(
+                ValueError(
+                    f"{what}; agents are ranked on the same tasks: run the missing ones, or pass "
+                    f"unmatched='drop' to rank on the {int(complete.sum())} tasks every agent has "
+                    f"(the dropped ones are listed in the result's attrs['dropped_tasks'])"
+                ),
+                "unmatched",
             )
-        warn(f"ranked the {int(complete.sum())} tasks every agent has and dropped {what}")
+        warn(
+            UnmatchedTasksWarning(
+                f"ranked the {int(complete.sum())} tasks every agent has and dropped {what}",
+                kept=int(complete.sum()),
+                dropped=[display(task) for task in tasks[~complete]],
+            )
+        )
 
     def tally(self, agent: int, rows: Bools) -> Tally:
         """Return one agent's tally on the shared tasks that `rows` marks."""
@@ -140,7 +158,7 @@ class _Agents:
         return [(first, second) for first in range(count) for second in range(first + 1, count)]
 
 
-def _adjusted(p_values: Floats, adjust: Adjustment) -> Floats:
+def _adjusted(p_values: Floats, adjust: Adjustment | None) -> Floats:
     """Holm's step-down or Benjamini and Hochberg's step-up adjusted p-values of one family."""
     count = len(p_values)
     order = np.argsort(p_values, kind="stable")
@@ -155,7 +173,7 @@ def _adjusted(p_values: Floats, adjust: Adjustment) -> Floats:
     return adjusted
 
 
-def _check_adjust(adjust: object) -> Adjustment:
+def _check_adjust(adjust: object) -> Adjustment | None:
     if adjust is None or adjust == "holm" or adjust == "bh":
         return adjust
     raise ValueError(f"adjust must be 'holm', 'bh' or None, got {adjust!r}")
@@ -168,7 +186,7 @@ def _family(
     *,
     common_tasks: bool,
     confidence_level: float,
-    adjust: Adjustment,
+    adjust: Adjustment | None,
     n_resamples: int,
     seed: int,
 ) -> pd.DataFrame:
@@ -203,7 +221,7 @@ def _family(
                 int(k),
                 metric,
                 n_resamples=n_resamples,
-                rng=np.random.default_rng([seed, first, second, _METRICS.index(metric), int(k)]),
+                rng=np.random.default_rng([seed, first, second, METRICS.index(metric), int(k)]),
             )
             for metric, k in zip(table["metric"], table["k"], strict=True)
             for rows in [counted[:, int(np.searchsorted(ks, k))]]
@@ -217,7 +235,7 @@ def _family(
     result = pd.concat(tables, ignore_index=True)
     result = result.sort_values(
         ["metric", "k", "pair"],
-        key=lambda column: column.map(_METRICS.index) if column.name == "metric" else column,
+        key=lambda column: column.map(METRICS.index) if column.name == "metric" else column,
     )
     result["p_adjusted"] = result["p_value"]
     if adjust is not None:
@@ -231,7 +249,7 @@ def _family(
 
 
 def _warn_monte_carlo(
-    pairs: pd.DataFrame, count: int, alpha: float, adjust: Adjustment, n_resamples: int
+    pairs: pd.DataFrame, count: int, alpha: float, adjust: Adjustment | None, n_resamples: int
 ) -> None:
     """Warn where Monte Carlo p-values cannot fall below the smallest adjusted threshold."""
     drawn = pairs["test"].str.startswith("sign_flip_monte_carlo")
@@ -245,11 +263,14 @@ def _warn_monte_carlo(
             f"{'Holm' if adjust == 'holm' else 'Benjamini and Hochberg'}"
         )
         warn(
-            f"{int(drawn.sum())} test(s) are Monte Carlo ones (their exact lattice is too large), "
-            f"and {n_resamples:,} draws cannot show a p-value below 1/{n_resamples + 1:,}, which "
-            f"is above {against}: a difference those tests would show may be missed; raise "
-            f"n_resamples to at least {needed:,} (--resamples on the command line)",
-            RuntimeWarning,
+            ResolutionWarning(
+                f"{int(drawn.sum())} test(s) are Monte Carlo ones (their exact lattice is too "
+                f"large), and {n_resamples:,} draws cannot show a p-value below "
+                f"1/{n_resamples + 1:,}, which is above {against}: a difference those tests "
+                f"would show may be missed; raise n_resamples to at least {needed:,}",
+                tests=int(drawn.sum()),
+                needed=needed,
+            )
         )
 
 
@@ -261,13 +282,16 @@ def _warn_unequal_runs(agents: _Agents, counted: Bools) -> None:
     runs = agents.n[tasks[0]]
     fewest, most = int(np.argmin(runs)), int(np.argmax(runs))
     warn(
-        f"{len(tasks)} of the {len(agents.tasks)} shared tasks have different runs for some "
-        f"agents (task {display(agents.tasks[tasks[0]])!r}: {agents.names[fewest]!r} has "
-        f"{int(runs[fewest])}, {agents.names[most]!r} {int(runs[most])}); the paired sign-flip "
-        f"test is exact only when both agents of a pair have the same runs on each task, and "
-        f"approximate here (docs/leaderboards.md measures it): run every agent as often on "
-        f"each task for exact tests",
-        RuntimeWarning,
+        UnequalRunsWarning(
+            f"{len(tasks)} of the {len(agents.tasks)} shared tasks have different runs for some "
+            f"agents (task {display(agents.tasks[tasks[0]])!r}: {agents.names[fewest]!r} has "
+            f"{int(runs[fewest])}, {agents.names[most]!r} {int(runs[most])}); the paired "
+            f"sign-flip test is exact only when both agents of a pair have the same runs on "
+            f"each task, and approximate here (docs/leaderboards.md measures it): run every "
+            f"agent as often on each task for exact tests",
+            tasks=len(tasks),
+            shared=len(agents.tasks),
+        )
     )
 
 
@@ -276,12 +300,12 @@ def pairwise(
     by: By = "model",
     ks: Iterable[int] | None = None,
     *,
-    metrics: Iterable[Metric] = _METRICS,
-    adjust: Adjustment = "holm",
+    metrics: Iterable[Metric] = METRICS,
+    adjust: Adjustment | None = "holm",
     common_tasks: bool = False,
     errors: ErrorPolicy = "fail",
     confidence_level: float = 0.95,
-    unmatched: Literal["raise", "drop"] = "raise",
+    unmatched: Unmatched = "raise",
     n_resamples: int = 10_000,
     rng: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
@@ -404,7 +428,7 @@ def pairwise(
 
 
 def _pairs_attrs(
-    agents: _Agents, adjust: Adjustment, level: float, draws: int, common_tasks: bool
+    agents: _Agents, adjust: Adjustment | None, level: float, draws: int, common_tasks: bool
 ) -> dict[Hashable | None, Any]:
     """Return a pairwise table's ``attrs``."""
     return {
@@ -421,10 +445,10 @@ def _pairs_attrs(
 def _check_metrics(metrics: object) -> tuple[Metric, ...]:
     """Return the asked metrics in the tables' order, refusing any other name."""
     names = [metrics] if isinstance(metrics, str) else list(metrics)  # type: ignore[call-overload]
-    unknown = [name for name in names if name not in _METRICS]
+    unknown = [name for name in names if name not in METRICS]
     if unknown or not names:
         raise ValueError(f"metrics must name pass_pow_k, pass_at_k or both, got {metrics!r}")
-    return tuple(metric for metric in _METRICS if metric in names)
+    return tuple(metric for metric in METRICS if metric in names)
 
 
 def _seed(rng: int | np.random.Generator | None) -> int:
@@ -475,7 +499,7 @@ def leaderboard(
     metric: Metric = "pass_pow_k",
     confidence_level: float = 0.95,
     errors: ErrorPolicy = "fail",
-    unmatched: Literal["raise", "drop"] = "raise",
+    unmatched: Unmatched = "raise",
     n_resamples: int = 10_000,
     rng: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
@@ -599,7 +623,7 @@ def ranks_and_tests(
     metric: Metric = "pass_pow_k",
     confidence_level: float = 0.95,
     errors: ErrorPolicy = "fail",
-    unmatched: Literal["raise", "drop"] = "raise",
+    unmatched: Unmatched = "raise",
     n_resamples: int = 10_000,
     rng: int | np.random.Generator | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -610,7 +634,7 @@ def ranks_and_tests(
     that show a board with its tests (the command line, the report).
     """
     level = confidence(confidence_level)
-    if metric not in _METRICS:
+    if metric not in METRICS:
         raise ValueError(f"metric must be 'pass_pow_k' or 'pass_at_k', got {metric!r}")
     draws = positive_int("n_resamples", n_resamples)
     agents = _Agents(runs, by, errors, unmatched, "leaderboard")
@@ -693,9 +717,15 @@ def _warn_unequal(agents: _Agents, counted: Bools, ks: Ints) -> None:
         if np.any(counted[:, 0] & (agents.n[:, j] < ks[first]))
     ]
     warn(
-        f"k = {int(ks[first])} counts {int(tasks[first])} of the {int(tasks[0])} tasks counted at "
-        f"k = {int(ks[0])}: {', '.join(short)} ha{'s' if len(short) == 1 else 've'} fewer than "
-        f"{int(ks[first])} runs on the others, and every agent is ranked on the tasks where all "
-        f"have k runs; run those tasks again, or choose ks up to {int(ks[max(first - 1, 0)])}",
-        RuntimeWarning,
+        TasksLeftOutWarning(
+            f"k = {int(ks[first])} counts {int(tasks[first])} of the {int(tasks[0])} tasks "
+            f"counted at k = {int(ks[0])}: {', '.join(short)} ha"
+            f"{'s' if len(short) == 1 else 've'} fewer than {int(ks[first])} runs on the "
+            f"others, and every agent is ranked on the tasks where all have k runs; run those "
+            f"tasks again, or choose ks up to {int(ks[max(first - 1, 0)])}",
+            k=int(ks[first]),
+            counted=int(tasks[first]),
+            first=int(tasks[0]),
+            keywords=("ks",),
+        )
     )
