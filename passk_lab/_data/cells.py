@@ -19,7 +19,7 @@ from passk_lab._data.rules import display
 from passk_lab._data.tally import Tally
 from passk_lab._typing import Floats, Ints
 
-__all__ = ["Cells", "products"]
+__all__ = ["Cells", "pass_at_k_values", "pass_pow_k_values", "products"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -136,3 +136,21 @@ def products(n: Ints, good: Ints, ks: Ints) -> Floats:
     inside = ks <= depth
     values[:, inside] = running[:, ks[inside] - 1]
     return values
+
+
+def pass_pow_k_values(n: Ints, c: Ints, ks: Ints) -> Floats:
+    """Each cell's pass^k, ``C(c, k) / C(n, k)``, for every k: NaN where ``k > n``.
+
+    >>> pass_pow_k_values(np.array([4]), np.array([3]), np.array([1, 2, 5]))
+    array([[0.75, 0.5 ,  nan]])
+    """
+    return products(n, c, ks)
+
+
+def pass_at_k_values(n: Ints, c: Ints, ks: Ints) -> Floats:
+    """Each cell's pass@k, ``1 - C(n - c, k) / C(n, k)``, for every k: NaN where ``k > n``.
+
+    >>> pass_at_k_values(np.array([4]), np.array([1]), np.array([1, 2, 5]))
+    array([[0.25, 0.5 ,  nan]])
+    """
+    return 1.0 - products(n, n - c, ks)
