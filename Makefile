@@ -12,7 +12,7 @@ BIN := $(VENV)/$(if $(filter Windows_NT,$(OS)),Scripts,bin)
 LAB_ARGS ?= $(ARGS)
 AS_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
-.PHONY: demo test lint typecheck pytest lab bench clean
+.PHONY: demo test lint typecheck pytest lab docs bench clean
 
 demo: $(VENV)/.installed-base
 	$(BIN)/passk-lab reproduce
@@ -33,6 +33,10 @@ typecheck: $(VENV)/.installed-dev
 pytest: $(VENV)/.installed-dev
 	$(BIN)/pytest --numprocesses=auto
 
+# make docs: the site in docs/_build/html, every warning an error, every reference checked
+docs: $(VENV)/.installed-docs
+	$(BIN)/sphinx-build -W --keep-going -n -b html docs docs/_build/html
+
 lab: $(VENV)/.installed-notebooks
 	$(BIN)/jupyter lab notebooks/ $(AS_ROOT) $(LAB_ARGS)
 
@@ -50,7 +54,7 @@ $(VENV)/.installed-%: pyproject.toml | $(BIN)/python
 	touch $@
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis docs/_build docs/api docs/notebooks
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python bench/run.py
