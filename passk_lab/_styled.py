@@ -14,8 +14,9 @@ import pandas as pd
 from passk_lab._checks import as_int
 from passk_lab._choices import Escape
 from passk_lab._labels import label
-from passk_lab._summary import level_text, p_value_text
-from passk_lab.report._tables import P_VALUES, html_text, labelled, latex_text
+from passk_lab._numbers import fixed, level_text, p_value_text
+from passk_lab.report._render import html_text, latex_text
+from passk_lab.report._tables import P_VALUES, labelled
 
 if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
@@ -227,13 +228,8 @@ def _formatter(
             return ""
         if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
             number = float(value)
-            if math.isnan(number):
-                return ""
-            if math.isinf(number):
-                return escaped("\N{INFINITY}" if number > 0 else "-\N{INFINITY}")
-            if not as_text:
-                shown = f"{number:.{0 if whole else digits}f}"
-                return escaped(shown.lstrip("-") if float(shown) == 0 else shown)
+            if not as_text or not math.isfinite(number):
+                return escaped(fixed(number, 0 if whole else digits))
         return escaped(str(value))
 
     return text

@@ -10,9 +10,10 @@ needs no stylesheet, script or download.
 from __future__ import annotations
 
 import html
-import math
 import numbers
 from collections.abc import Mapping, Sequence
+
+from passk_lab._numbers import level_text, number, p_value_text
 
 __all__ = [
     "Shown",
@@ -38,65 +39,6 @@ class Shown(str):
     """
 
     __slots__ = ()
-
-
-def number(value: float) -> str:
-    """Return a number as a reader wants it: three significant digits, never an exponent past 1.
-
-    Whole numbers print without decimals, numbers of magnitude 1 or more with
-    at most three significant decimals' worth of digits (but every digit left
-    of the point), smaller ones with three significant digits, or as many
-    more as it takes not to read as 1: a share just short of 1 (0.9996) is
-    not a certainty.
-
-    Examples
-    --------
-    >>> [number(x) for x in [0.428063, 50.0, -41.42618, 0.0228708, 1e-9, 12345.6, float("inf")]]
-    ['0.428', '50', '-41.4', '0.0229', '1e-09', '12346', 'inf']
-    >>> [number(x) for x in [0.9996, 0.99999, -0.9996]]
-    ['0.9996', '0.99999', '-0.9996']
-    """
-    if math.isnan(value) or math.isinf(value):
-        return str(float(value))
-    if value == 0:
-        return "0"
-    if abs(value) < 1:
-        return next(
-            text
-            for text in (f"{value:.{places}g}" for places in range(3, 18))
-            if text.lstrip("-") != "1"
-        )
-    decimals = max(0, 2 - math.floor(math.log10(abs(value))))
-    text = f"{value:.{decimals}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
-def level_text(level: float) -> str:
-    """Return a confidence level as a percentage with every digit it has: 0.975 as ``97.5%``.
-
-    Examples
-    --------
-    >>> [level_text(level) for level in [0.95, 0.975, 0.9, 0.999]]
-    ['95%', '97.5%', '90%', '99.9%']
-    """
-    return f"{level * 100:.6g}%"
-
-
-def p_value_text(value: float) -> str:
-    """Return a p-value to two significant digits, trailing zeros kept; empty for NaN.
-
-    One rule for every table, sentence and summary: ``0.10`` stays ``0.10``
-    beside ``0.098``, and a small p-value keeps its size (``2.8e-09``), with
-    no cut-off such as ``<0.001``.
-
-    Examples
-    --------
-    >>> [p_value_text(p) for p in [0.0425, 0.1, 0.098, 2.8e-09, 1.0, float("nan")]]
-    ['0.042', '0.10', '0.098', '2.8e-09', '1.0', '']
-    """
-    if math.isnan(value):
-        return ""
-    return f"{float(f'{value:.12g}'):#.2g}"
 
 
 def value_text(value: object) -> str:

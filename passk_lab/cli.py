@@ -260,7 +260,8 @@ def _shown(
     CSV and JSON keep the library's names; the plain table and Markdown show it as the report
     does: its labels (and `labels`), each interval in one column, `digits` decimals.
     """
-    from passk_lab.report._tables import guard_formulas, labelled, to_markdown
+    from passk_lab.report._render import to_markdown
+    from passk_lab.report._tables import guard_formulas, labelled
 
     if args.to == "csv":
         guarded = getattr(args, "formula_guard", False)  # a table of numbers has no text to guard
@@ -413,7 +414,7 @@ def _report(args: argparse.Namespace) -> int:
     written = write_report(
         _read_runs(args),
         out,
-        k=args.k,
+        ks=args.k,
         source=Path(os.path.abspath(args.runs_file)),
         title=args.title,
         force=args.force,

@@ -192,7 +192,7 @@ def test_report_passes_its_options_on(monkeypatch, tmp_path, capsys):
     ((runs, folder, given),) = calls
     assert folder == out
     assert len(runs) == 4 * 3
-    assert given["k"] == [1, 3]
+    assert given["ks"] == [1, 3]
     assert given["predict_to"] == 9
     assert given["source"].name == "my runs.v2.csv"  # the page names the file,
     assert given["source"].is_absolute()  # the manifest records its whole path
@@ -204,7 +204,7 @@ def test_report_passes_its_options_on(monkeypatch, tmp_path, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["report", path.name, "--k", "1..2"]) == 0
     assert calls[-1][1] == Path("report") / "my runs.v2"
-    assert list(calls[-1][2]["k"]) == [1, 2]
+    assert list(calls[-1][2]["ks"]) == [1, 2]
     assert calls[-1][2]["predict_to"] is None
     assert calls[-1][2]["title"] is None
     folder = make.HERE / "tau2" / build_tau2.FOLDER  # a results folder: its name, as it is

@@ -21,17 +21,13 @@ import passk_lab as pk
 from passk_lab._summary import p_value_text
 from passk_lab.cli import main
 from passk_lab.report import export, labelled, metadata, to_html, to_latex, to_markdown
-from passk_lab.report._page import (
-    _checked,
-    _coverage,
-    _fit_tables,
-    _given_kind,
-    _groups_named,
-    _num,
-    _slugs,
-    _table,
-)
-from passk_lab.report._tables import _rows, guard_formulas
+from passk_lab.report._folder import slugs
+from passk_lab.report._html import _table
+from passk_lab.report._inputs import checked, coverage
+from passk_lab.report._prose import groups_named, num
+from passk_lab.report._render import rows
+from passk_lab.report._shown import fit_tables
+from passk_lab.report._tables import guard_formulas
 
 TODAY = datetime.now(UTC).date().isoformat()
 
@@ -708,7 +704,7 @@ def test_k_and_predict_to_reach_the_tables_and_the_decay_curve(tmp_path, monkeyp
 
     monkeypatch.setattr(plots, "decay_curve", drawing)
     tally = pk.tally(pk.simulate_coin(tasks=10, k=5, seed=3))
-    pk.report.write_report(tally, tmp_path, k=[3, 1], predict_to=12, n_resamples=200)
+    pk.report.write_report(tally, tmp_path, ks=[3, 1], predict_to=12, n_resamples=200)
     curve = pd.read_csv(tmp_path / "curve.csv", comment="#")
     assert curve["k"].tolist() == [1, 3]
     expected = pk.reliability_curve(tally, [1, 3])
@@ -724,11 +720,11 @@ def test_k_and_predict_to_reach_the_tables_and_the_decay_curve(tmp_path, monkeyp
 @pytest.mark.parametrize(
     ("options", "error", "message"),
     [
-        ({"k": [0, 2]}, ValueError, "k must be a positive integer, got 0"),
-        ({"k": "5"}, TypeError, "k must be a sequence of whole numbers such as"),
-        ({"k": []}, ValueError, "k is empty: give at least one k"),
+        ({"ks": [0, 2]}, ValueError, "k must be a positive integer, got 0"),
+        ({"ks": "5"}, TypeError, "ks must be a sequence of whole numbers such as"),
+        ({"ks": []}, ValueError, "ks is empty: give at least one k"),
         (
-            {"k": [1, 3], "predict_to": 2},
+            {"ks": [1, 3], "predict_to": 2},
             ValueError,
             "predict_to=2 is below the report's largest k, 3",
         ),
@@ -742,6 +738,15 @@ def test_report_refuses_bad_options_before_reading_the_runs(tmp_path, options, e
     with pytest.raises(error, match=re.escape(message)):
         pk.report.write_report(pk.simulate_coin(tasks=2, k=2, seed=1), tmp_path / "out", **options)
     assert not (tmp_path / "out").exists()
+
+
+def test_the_old_k_keyword_still_works_for_one_release(tmp_path, no_figures):
+    runs = pk.simulate_coin(tasks=4, k=3, seed=1)
+    with pytest.warns(pk.PasskDeprecationWarning, match=r"k= is now ks="):
+        pk.report.write_report(runs, tmp_path, k=[1, 3])
+    assert pd.read_csv(tmp_path / "curve.csv", comment="#")["k"].tolist() == [1, 3]
+    with pytest.raises(TypeError, match=r"give ks= only"):
+        pk.report.write_report(runs, tmp_path, k=[1], ks=[1])
 
 
 def test_each_report_table_carries_its_own_metadata(tmp_path):
@@ -922,12 +927,12 @@ def test_a_folder_holding_another_inputs_report_is_refused_unless_forced(
 
 def test_every_group_gets_its_own_short_file_name_in_any_case():
     groups = ["gpt 4", "gpt/4", "g" * 300, "g" * 299 + "h", "plain-name", "GPT_4", "gpt_4"]
-    slugs = _slugs([(name,) for name in groups], ["model"])
-    assert len({slug.lower() for slug in slugs}) == len(groups)  # macOS and Windows too
-    assert slugs[4] == "model-plain-name"  # a name a file can hold is kept as it is
-    for slug in [*slugs[:4], *slugs[5:]]:
+    named = slugs([(name,) for name in groups], ["model"])
+    assert len({slug.lower() for slug in named}) == len(groups)  # macOS and Windows too
+    assert named[4] == "model-plain-name"  # a name a file can hold is kept as it is
+    for slug in [*named[:4], *named[5:]]:
         assert re.fullmatch(r"model-[\w.=-]+-[0-9a-f]{10}", slug)
-    assert max(map(len, slugs)) <= 56
+    assert max(map(len, named)) <= 56
 
 
 def test_report_gives_every_group_its_own_short_file_names(tmp_path, no_figures):
@@ -1042,7 +1047,7 @@ def test_an_inflated_fit_of_alike_tasks_reads_its_point_masses_first():
     assert row["fitted_model"] == "inflated"
     assert math.isinf(row["alpha"])
     never, always = f"{row['zero_share']:.0%}", f"{row['one_share']:.0%}"
-    section = "\n".join(_fit_tables(fit, [], [""]))
+    section = fit_section(fit)
     assert (
         f"<p>{never} of tasks never pass, {always} always pass; the rest pass alike, each run "
         f"with chance {row['mean']:.3f}.</p>"
@@ -1061,7 +1066,7 @@ def test_a_fit_of_one_run_per_task_says_it_cannot_tell_and_shows_no_nan():
     runs = pk.simulate_coin(p=0.6, tasks=30, k=1, seed=3)
     fit = pk.fit_betabinom(runs).to_frame()
     assert math.isnan(fit.loc[0, "alpha"])
-    section = "\n".join(_fit_tables(fit, [], [""]))
+    section = fit_section(fit)
     assert (
         "<p>With 1 run per task the fit cannot tell whether tasks differ in difficulty: pass@1 "
         f"is {runs['passed'].mean():.3f}.</p>"
@@ -1075,17 +1080,26 @@ def test_a_fit_of_one_run_per_task_says_it_cannot_tell_and_shows_no_nan():
 def test_a_fit_with_infinite_shapes_is_named_the_binomial_beside_its_sentence():
     fit = pk.fit_betabinom(pk.simulate_coin(seed=42)).to_frame()
     assert math.isinf(fit.loc[0, "alpha"])
-    section = "\n".join(_fit_tables(fit, [], [""]))
+    section = fit_section(fit)
     header, rows = Page(section).table("betabinom")
     assert rows[0][header.index("model fitted")] == "binomial"
     assert "the best fit is the binomial" in section
 
 
+def fit_section(fit):
+    """The fit's section of a page without groups: its table, its sentence, its details."""
+    shown = fit_tables(fit, [], [""])
+    readings = [f"<p>{reading}</p>" for reading in shown.readings]
+    return "\n".join(
+        ['<h2 id="betabinom">fit</h2>', _table(shown.shown), *readings, _table(shown.details)]
+    )
+
+
 def test_under_exclude_the_coverage_table_counts_the_runs_the_tables_count():
     runs = mixed_runs()
-    summary, _ = _checked(runs, "model", "exclude")
-    recorded = summary.with_errors().to_frame()
-    _, table = _coverage(recorded, summary.to_frame(), ["model"], "exclude")
+    given = checked(runs, "model", "exclude", None)
+    recorded = given.recorded.to_frame()
+    _, table = coverage(recorded, given.summary.to_frame(), ["model"], "exclude")
     for _, row in table.iterrows():
         agent = runs[runs["model"] == row["model"]]
         kept = agent[agent["error"].isna()]  # the runs the tables count
@@ -1109,7 +1123,7 @@ def test_under_exclude_the_coverage_table_counts_the_runs_the_tables_count():
     ],
 )
 def test_the_groups_are_named_as_a_reader_counts_them(by, count, said):
-    assert _groups_named(by, count) == said
+    assert groups_named(by, count) == said
 
 
 def test_groups_that_share_no_task_are_said_so_not_counted_as_zero():
@@ -1121,28 +1135,32 @@ def test_groups_that_share_no_task_are_said_so_not_counted_as_zero():
             ),
         ]
     )
-    summary, _ = _checked(runs, "model", "fail")
-    said, _ = _coverage(summary.with_errors().to_frame(), summary.to_frame(), ["model"], "fail")
+    given = checked(runs, "model", "fail", None)
+    said, _ = coverage(given.recorded.to_frame(), given.summary.to_frame(), ["model"], "fail")
     assert said == "8 tasks; no task is run by both models; 16 runs in all"
 
 
 def test_the_note_without_a_heatmap_says_what_the_report_was_given():
     runs = pk.simulate_coin(tasks=4, k=2, seed=1)
-    assert _given_kind(pk.tally(runs)) == "a tally"
+
+    def given(data):
+        return checked(data, None, "fail", None).without_runs
+
+    assert given(pk.tally(runs)) == "a tally"
     matrix = pd.DataFrame(np.ones((3, 2), dtype=bool), index=pd.Index(range(3), name="task"))
-    assert _given_kind(matrix) == "an outcome matrix"
-    assert _given_kind(np.ones((3, 2), dtype=bool)) == "an outcome matrix"
+    assert given(matrix) == "an outcome matrix"
+    assert given(np.ones((3, 2), dtype=bool)) == "an outcome matrix"
 
 
 def test_one_number_rounds_one_way_whatever_its_float_noise():
     noisy = [0.5425, np.nextafter(0.5425, 1.0), np.nextafter(0.5425, 0.0)]
-    cells = [row[0] for row in _rows(pd.DataFrame({"x": noisy}), 3)]
+    cells = [row[0] for row in rows(pd.DataFrame({"x": noisy}), 3)]
     assert len(set(cells)) == 1
     ends = pd.DataFrame({"x": noisy, "x_low": noisy, "x_high": noisy})
     shown = labelled(ends)
     assert len(set(shown["x CI"])) == 1
     assert shown["x CI"].iloc[0] == f"[{cells[0]}, {cells[0]}]"
-    assert len({_num(value, ".3g") for value in noisy}) == 1
+    assert len({num(value, ".3g") for value in noisy}) == 1
 
 
 def test_p_values_read_alike_in_tables_sentences_and_summaries():
@@ -1177,7 +1195,7 @@ def tau2_like(tmp_path_factory):
     runs["cost_usd"] = np.nan
     runs.loc[0, "cost_usd"] = 0.0
     folder = tmp_path_factory.mktemp("tau2_like")
-    pk.report.write_report(runs, folder, source=name, k=[1, 3], n_resamples=200)
+    pk.report.write_report(runs, folder, source=name, ks=[1, 3], n_resamples=200)
     return SimpleNamespace(runs=runs, text=(folder / "report.html").read_text(), name=name)
 
 

@@ -13,7 +13,7 @@ from test_report import Page
 
 import passk_lab as pk
 from passk_lab.report import labelled
-from passk_lab.report._page import _ranking, _reading, _section
+from passk_lab.report._board import board_section, reading
 
 AGENTS = [("ace", 0.9, 1), ("bee", 0.75, 2), ("cat", 0.5, 3)]
 OPTIONS = {"n_resamples": 500, "rng": 0}
@@ -161,37 +161,34 @@ def tally_frame(runs):
 
 def test_one_agent_has_no_section_and_agents_sharing_no_task_are_told_why(runs):
     one = runs[runs["model"] == "ace"]
-    assert _ranking(*tally_frame(one), ["model"], [1, 2, 3], **OPTIONS) is None
+    assert board_section(*tally_frame(one), ["model"], [1, 2, 3], **OPTIONS) is None
     apart = runs.assign(task=runs["task"].astype(str) + "-" + runs["model"])
-    ranking = _ranking(*tally_frame(apart), ["model"], [1, 2, 3], **OPTIONS)
-    assert ranking is not None
-    assert ranking.tables == {}
-    assert ranking.plotted() == []
-    section = _section(ranking, ["model"], figure=None)
-    assert section == [
-        '<h2 id="leaderboard">Leaderboard</h2>',
-        "<p>No leaderboard: the 3 groups of model share no task, and a leaderboard ranks "
-        "agents on the same tasks.</p>",
-    ]
+    board = board_section(*tally_frame(apart), ["model"], [1, 2, 3], **OPTIONS)
+    assert board is not None
+    assert board.tables == {}
+    assert board.figures == ()
+    assert (board.reading, board.shown) == (None, None)
+    assert board.notes == (
+        "No leaderboard: the 3 groups of model share no task, and a leaderboard ranks "
+        "agents on the same tasks.",
+    )
 
 
 def test_two_agents_are_one_pair_told_in_a_sentence_with_no_plot(runs):
     two = runs[runs["model"] != "cat"]
-    ranking = _ranking(*tally_frame(two), ["model"], [1, 2, 3], **OPTIONS)
-    assert ranking is not None
-    assert ranking.plotted() == []
-    section = _section(ranking, ["model"], figure=None)  # draws nothing
+    board = board_section(*tally_frame(two), ["model"], [1, 2, 3], **OPTIONS)
+    assert board is not None
+    assert board.figures == ()  # draws nothing
     pair = pk.compare(two[two["model"] == "ace"], two[two["model"] == "bee"], [3], **OPTIONS)
     difference, low, high = pair.loc[0, ["difference", "difference_low", "difference_high"]]
     assert difference > 0  # ace is ranked first, and the sentence takes ace less bee
-    assert section[1].startswith(
-        f"<p>At k = 3, ace's pass<sup>3</sup> exceeds bee's by {difference:.3f} "
+    assert board.reading.startswith(
+        f"At k = 3, ace's pass<sup>3</sup> exceeds bee's by {difference:.3f} "
         f"(95% CI [{low:.3f}, {high:.3f}]); the paired sign-flip test (p = "
     )
     # both ran every task three times: the sign-flip test's distribution is computed exactly
-    assert ", computed exactly) " in section[1]
-    assert [part for part in section if part.startswith("<img")] == []
-    assert any(part.startswith('<details id="pairwise">') for part in section)
+    assert ", computed exactly) " in board.reading
+    assert len(board.pairs) == len(board.tables["pairwise"])
 
 
 def test_the_pairs_on_the_page_are_the_tests_the_ranks_come_from(expected):
@@ -242,7 +239,7 @@ def hand_board(groups, told_apart):
 def test_the_reading_names_tie_group_1_when_its_agents_are_not_adjacent():
     # b is shown worse than a; c, a little below b, is told apart from neither: group 1 with a
     board, pairs = hand_board([1, 2, 1], {("a", "b")})
-    assert _reading(board, pairs, ["model"]) == (
+    assert reading(board, pairs, ["model"]) == (
         "At k = 2, tie group 1 (the agents no agent is shown to beat) holds a and c. By the "
         "paired sign-flip tests, Holm-adjusted over the pairs at the 95% level, b is shown "
         "worse than the best, a."
@@ -252,13 +249,13 @@ def test_the_reading_names_tie_group_1_when_its_agents_are_not_adjacent():
 def test_the_reading_says_who_is_shown_worse_than_another_agent_but_not_the_best():
     # a beats b and c; d is shown worse than b alone (group 3)
     board, pairs = hand_board([1, 2, 2, 3], {("a", "b"), ("a", "c"), ("b", "d")})
-    assert _reading(board, pairs, ["model"]) == (
+    assert reading(board, pairs, ["model"]) == (
         "At k = 2, a is alone in tie group 1 (the agents no agent is shown to beat). By the "
         "paired sign-flip tests, Holm-adjusted over the pairs at the 95% level, b and c are "
         "shown worse than the best, a; d is shown worse than another agent, not than a."
     )
     board, pairs = hand_board([1, 1, 1], set())
-    assert _reading(board, pairs, ["model"]) == (
+    assert reading(board, pairs, ["model"]) == (
         "At k = 2, the paired sign-flip tests, Holm-adjusted over the pairs at the 95% level, "
         "tell none of the 3 agents apart: all share tie group 1."
     )
@@ -267,9 +264,9 @@ def test_the_reading_says_who_is_shown_worse_than_another_agent_but_not_the_best
 def test_the_section_says_where_agents_have_different_runs_instead_of_warning(runs):
     # bee ran tasks 0 to 4 twice, not three times: its tests there are approximate
     short = runs[~((runs["model"] == "bee") & (runs["task"] < 5) & (runs["run"] == 2))]
-    ranking = _ranking(*tally_frame(short), ["model"], [1, 2, 3], **OPTIONS)  # warns of nothing
-    assert ranking is not None
-    (note,) = [note for note in ranking.notes if "different runs for some agents" in note]
+    board = board_section(*tally_frame(short), ["model"], [1, 2, 3], **OPTIONS)  # warns nothing
+    assert board is not None
+    (note,) = [note for note in board.notes if "different runs for some agents" in note]
     assert note.startswith("5 of the 24 shared tasks have different runs")
     assert "approximate" in note
     assert note.endswith(".")

@@ -25,13 +25,7 @@ Examples
 """
 
 from passk_lab.report._page import write_report
-from passk_lab.report._tables import (
-    export,
-    labelled,
-    metadata,
-    to_html,
-    to_latex,
-    to_markdown,
-)
+from passk_lab.report._render import to_html, to_latex, to_markdown
+from passk_lab.report._tables import export, labelled, metadata
 
 __all__ = ["export", "labelled", "metadata", "to_html", "to_latex", "to_markdown", "write_report"]
