@@ -44,47 +44,24 @@ _BOOKTABS: list[CSSDict] = [
 def styled(table: pd.DataFrame, *, digits: int = 3, escape: Escape = "html") -> Styler:
     r"""Return a result table styled for reading: labels, rounded numbers, no index.
 
-    Any table the library returns works (:func:`~passk_lab.reliability_curve`,
-    :func:`~passk_lab.compare`, :func:`~passk_lab.leaderboard`,
-    :func:`~passk_lab.pairwise`, :func:`~passk_lab.success_counts`, a fit's
-    ``to_frame()``, :func:`~passk_lab.g_pass_at_k`, the variability tables
-    ...), grouped ones too. Shown in Jupyter it renders as HTML, and
-    ``to_html()`` gives it as text. For LaTeX style it with
-    ``escape="latex"`` and call ``to_latex()``: the default Styler's cells
-    are escaped for HTML (``<sup>``, a bare ``%`` and ``_``), which LaTeX
-    cannot read.
+    Any table the library returns works, grouped ones too; docs/notebooks.md
+    says how each kind of column reads. Shown in Jupyter it renders as HTML,
+    and ``to_html()`` gives it as text; style it with ``escape="latex"`` for
+    ``to_latex()`` (the default Styler escapes for HTML, which LaTeX cannot read).
 
     Parameters
     ----------
     table : pandas.DataFrame
-        A result table. Columns get the labels of
-        :func:`passk_lab.report.export`'s presentation formats (``pass^k``,
-        ``pass@k``, ``tasks``, ...), and each ``X_low``, ``X_high`` pair
-        becomes one ``"X 95% CI"`` column of ``[low, high]`` (at the table's
-        confidence level). Group columns are shown as they are (a
-        temperature of 0.5 as ``0.5``), as is other text: those named in
-        ``table.attrs["by"]`` and, in a table with a ``k`` column, every
-        column before it. An index that carries information (named, or not
-        of integers) becomes the first columns; an unnamed integer index
-        (row numbers, even after filtering) is dropped.
+        A result table. Columns get the report's labels (``pass^k``,
+        ``pass@k``, ``tasks``, ...), each ``X_low``, ``X_high`` pair one
+        ``"X 95% CI"`` column of ``[low, high]``; group columns and an
+        informative index are shown as they are.
     digits : int
-        Decimals of the numbers. A count shows as an integer: an integer
-        column, or a float one of whole values (missing ones aside) whose
-        name says it counts (``k``, ``tasks``, ``runs``, ``successes``,
-        ``count``, ``n_...``, ``runs_...``, ``..._runs``, ``..._tasks``,
-        ...). Any other number keeps its decimals, a share of exactly 0 or 1
-        and a whole cost too. A p-value shows two significant digits
-        whatever `digits` is (``0.10``, ``2.8e-09``: a small one keeps its
-        size). Missing values are empty cells.
+        Decimals of the numbers; counts show as integers and p-values with
+        two significant digits whatever `digits` is.
     escape : {"html", "latex"}
-        What the cells, labels and caption are escaped for: ``"html"`` (the
-        default) for a notebook and ``to_html()``, ``"latex"`` for
-        ``to_latex()``. ``^k`` is set as a superscript in both. The LaTeX
-        compiles under pdflatex: ``<``, ``>``, infinity, the Greek letters
-        of the fit's labels and chi squared are set in math mode, a cell
-        starting with ``[`` is braced, and the rules are booktabs'
-        (``\usepackage{booktabs}``), as :func:`passk_lab.report.to_latex`
-        draws them.
+        What the cells, labels and caption are escaped for. The LaTeX
+        compiles under pdflatex with booktabs (``\usepackage{booktabs}``).
 
     Returns
     -------

@@ -233,7 +233,7 @@ def test_latex_is_escaped_for_latex(agents: pd.DataFrame) -> None:
     html_variant = pk.styled(board).to_latex()  # cells escaped for HTML: not LaTeX
     assert "<sup>" in html_variant
     assert pk.styled.__doc__ is not None
-    assert 'For LaTeX style it with\n    ``escape="latex"``' in pk.styled.__doc__
+    assert 'style it with ``escape="latex"``' in " ".join(pk.styled.__doc__.split())
 
 
 def test_latex_sets_what_pdflatex_has_no_glyph_for_in_math() -> None:

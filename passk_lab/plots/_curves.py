@@ -166,6 +166,8 @@ def decay_curve(
 ) -> Axes:
     """Draw pass^k against k with its interval, beside pass@1 and the curves that predict it.
 
+    docs/report.md ("The plots in detail") says how it draws each case.
+
     Parameters
     ----------
     curve : DataFrame
@@ -193,40 +195,6 @@ def decay_curve(
     ------
     ValueError
         If `ylim` is none of its choices, or the table is not a curve.
-
-    Notes
-    -----
-    Per group, in one colour: the measured pass^k (solid, with markers and
-    its interval as error bars), ``p̂^k`` = pass@1 to the power k (dashed)
-    and the beta-binomial prediction (dotted). One group also gets pass@1 as
-    a thin horizontal reference; with several, pass@1 is each group's point
-    at k = 1, and a line per group would cross every other curve. Measured
-    pass^k above the dashed curve means the same tasks keep passing. A group
-    past the palette's colours takes a colour again with a new marker.
-
-    The measured interval is an error bar, not a shaded band: k is a whole
-    number, and bands of several groups overlap and blend into colours that
-    belong to no group. With several groups the measured points and bars are
-    set slightly apart in k (the first group left of each k, the last right
-    of it), so that no bar hides another. Only a curve of one group shades
-    the band of ``p̂^k`` (lightly, the one filled area of the plot); with
-    several groups it is left out -- draw a group on its own axes to see it.
-    Past a dozen or so groups the curves crowd each other whatever the
-    style: draw them on several axes.
-
-    On a log axis a measured pass^k of 0 has no place: it is marked by a
-    downward triangle on the axis' floor ("pass^k = 0 (below the axis)" in
-    the key). A curve of a single k draws its predictions as markers, and the
-    key lists only what the plot shows (pass@1 only with a row at k = 1).
-
-    The keys sit to the right of the axes, where they hide no data: one of
-    the groups (titled by the grouping columns, each group named by its
-    values, in as many columns as keep it within the axes' height) and,
-    right below it, one of the line styles, drawn in the series' colour when
-    there is one group. ``ax.get_legend()`` is the groups' key when the curve
-    has groups, else the styles' key. Constrained layout (on in
-    :func:`~passk_lab.plots.style`) and ``savefig(bbox_inches="tight")``
-    make room for them; a figure with neither may cut them off.
 
     Examples
     --------
@@ -276,43 +244,12 @@ def decay_curve(
     for index, (name, part) in enumerate(groups):
         color = colors[index % len(colors)]
         marker = _MARKERS[(index // len(colors)) % len(_MARKERS)]
-        k = part["k"].to_numpy()
-        measured = part["pass_pow_k"].notna().to_numpy()
-        x = k[measured] + (index - (len(groups) - 1) / 2) * step
-        y = part["pass_pow_k"].to_numpy(dtype=np.float64)[measured]
-        (line,) = ax.plot(x, y, "-", marker=marker, color=color, label=name, zorder=3)
-        handles.append(line)
-        shown |= {"measured"} if len(y) else set()
-        if log and np.any(y == 0):
-            ax.plot(
-                x[y == 0],
-                np.zeros(int(np.sum(y == 0))),
-                "v",
-                color=color,
-                transform=ax.get_xaxis_transform(),  # y = 0 is the axis' floor
-                clip_on=False,
-                zorder=3,
-            )
-            shown.add("zero")
-        for column, style, width in (("p_pow_k", "--", 1.4), ("betabinom_pow_k", ":", 2.2)):
-            values = part[column].to_numpy(dtype=np.float64)
-            ax.plot(k, values, style, color=color, lw=width, marker=_marker(style, single))
-            drawn.append(values)
-            shown |= {column} if np.isfinite(values).any() else set()
-        drawn.append(y)
-        pass_at_1 = part.loc[part["k"] == 1, "p_pow_k"]
-        if one and len(pass_at_1):
-            ax.axhline(float(pass_at_1.iloc[0]), color=color, lw=0.8, ls="-.", alpha=0.7)
-            shown.add("pass@1")
-        if bands:
-            low = part["pass_pow_k_low"].to_numpy(dtype=np.float64)[measured]
-            high = part["pass_pow_k_high"].to_numpy(dtype=np.float64)[measured]
-            ax.vlines(x, low, high, color=color, lw=1.4, zorder=2.5)
-            drawn += [low, high]
-        if shaded:
-            band = part[["p_pow_k_low", "p_pow_k_high"]].to_numpy(dtype=np.float64)
-            ax.fill_between(k, band[:, 0], band[:, 1], color=color, alpha=0.15, lw=0)
-            drawn.append(band)
+        offset = (index - (len(groups) - 1) / 2) * step
+        options = {"one": one, "single": single, "log": log, "bands": bands, "shaded": shaded}
+        handle, values, said = _draw_group(ax, part, name, (color, marker), offset, **options)
+        handles.append(handle)
+        drawn += values
+        shown |= said
     ax.set_xlabel("k (runs that must all pass)")
     ax.set_ylabel(f"share of tasks, {POW_K}")
     styles = _styles(colors[0] if one else _STYLE_GREY, shown, bands, shaded, single, level)
@@ -327,6 +264,14 @@ def decay_curve(
             frameon=False,
         )
     _whole_ks(ax, ks)
+    _pass_pow_k_axis(ax, limits, log, drawn)
+    return ax
+
+
+def _pass_pow_k_axis(
+    ax: Axes, limits: str | tuple[float, float], log: bool, drawn: list[Floats]
+) -> None:
+    """Set the pass^k axis: log or linear, to the limits given or just above what is drawn."""
     if log:
         ax.set_yscale("log")
     if isinstance(limits, tuple):
@@ -335,7 +280,64 @@ def decay_curve(
         highest = _highest(drawn)
         top = _TOP if limits == "full" or math.isnan(highest) else max(highest * 1.05, 0.05)
         ax.set_ylim(0.0, min(top, _TOP))
-    return ax
+
+
+def _draw_group(
+    ax: Axes,
+    part: pd.DataFrame,
+    name: str,
+    look: tuple[str, str],
+    offset: float,
+    *,
+    one: bool,
+    single: bool,
+    log: bool,
+    bands: bool,
+    shaded: bool,
+) -> tuple[Artist, list[Floats], set[str]]:
+    """Draw one group's curves in its colour and marker (`look`), its points set `offset` apart.
+
+    Return the measured line (the group's key entry), every value drawn (for the
+    axis' limits) and what the styles' key should list. `single`: the curve has one k.
+    """
+    color, marker = look
+    k = part["k"].to_numpy()
+    measured = part["pass_pow_k"].notna().to_numpy()
+    x = k[measured] + offset
+    y = part["pass_pow_k"].to_numpy(dtype=np.float64)[measured]
+    (line,) = ax.plot(x, y, "-", marker=marker, color=color, label=name, zorder=3)
+    shown = {"measured"} if len(y) else set()
+    drawn: list[Floats] = [y]
+    if log and np.any(y == 0):
+        ax.plot(
+            x[y == 0],
+            np.zeros(int(np.sum(y == 0))),
+            "v",
+            color=color,
+            transform=ax.get_xaxis_transform(),  # y = 0 is the axis' floor
+            clip_on=False,
+            zorder=3,
+        )
+        shown.add("zero")
+    for column, style, width in (("p_pow_k", "--", 1.4), ("betabinom_pow_k", ":", 2.2)):
+        values = part[column].to_numpy(dtype=np.float64)
+        ax.plot(k, values, style, color=color, lw=width, marker=_marker(style, single))
+        drawn.append(values)
+        shown |= {column} if np.isfinite(values).any() else set()
+    pass_at_1 = part.loc[part["k"] == 1, "p_pow_k"]
+    if one and len(pass_at_1):
+        ax.axhline(float(pass_at_1.iloc[0]), color=color, lw=0.8, ls="-.", alpha=0.7)
+        shown.add("pass@1")
+    if bands:
+        low = part["pass_pow_k_low"].to_numpy(dtype=np.float64)[measured]
+        high = part["pass_pow_k_high"].to_numpy(dtype=np.float64)[measured]
+        ax.vlines(x, low, high, color=color, lw=1.4, zorder=2.5)
+        drawn += [low, high]
+    if shaded:
+        band = part[["p_pow_k_low", "p_pow_k_high"]].to_numpy(dtype=np.float64)
+        ax.fill_between(k, band[:, 0], band[:, 1], color=color, alpha=0.15, lw=0)
+        drawn.append(band)
+    return line, drawn, shown
 
 
 def _marker(style: str, single: bool) -> str:
@@ -400,6 +402,8 @@ def comparison(
 ) -> Axes:
     """Draw two agents' curves with their intervals and, below, their paired difference.
 
+    docs/report.md ("The plots in detail") says how it draws each case.
+
     Parameters
     ----------
     table : DataFrame
@@ -423,19 +427,6 @@ def comparison(
     ValueError
         If `names` is not two names, the table has no rows for `metric`, or
         it is not compare's table.
-
-    Notes
-    -----
-    Above, each agent's pass^k (or pass@k) with its own interval
-    (``value_a_low`` to ``value_a_high``) as error bars, set slightly apart in
-    k so that neither hides the other. Below, on its own axis, the paired
-    difference A - B (grey diamonds) with its paired interval shaded around
-    the zero line: a band clear of zero is a difference the tasks support.
-    The two agents' own intervals overlap more often than the paired interval
-    reaches zero: pairing removes the tasks' shared difficulty. The keys sit
-    right of the axes (constrained layout, on in
-    :func:`~passk_lab.plots.style`, or ``savefig(bbox_inches="tight")`` make
-    room for them).
 
     Examples
     --------

@@ -80,6 +80,8 @@ def leaderboard_forest(
 ) -> Axes:
     """Draw a leaderboard at one k: each agent's estimate and interval, best at the top.
 
+    docs/report.md ("The plots in detail") says how it draws each case.
+
     Parameters
     ----------
     board : DataFrame
@@ -97,23 +99,6 @@ def leaderboard_forest(
     ------
     ValueError
         If `board` is not a leaderboard, or has no rows at `k`.
-
-    Notes
-    -----
-    One row per agent, in rank order: the ranked metric (``attrs["metric"]``)
-    as a point with its interval as a line, and at the right its rank with
-    the simultaneous interval of the rank and its tie group, ``rank 2 (1-4),
-    group 1`` (with an en dash). The rows of odd-numbered tie groups are
-    shaded, each run of rows of one group as a band of its own. Group 1
-    holds the agents no agent is shown to beat; each agent of a later group
-    is shown worse than one of the group before. The tests tell no two
-    agents of a group apart, and a group's agents need not be adjacent (the
-    second can be shown worse than the best while the third is not), so
-    each row's group number says which agents share one. The x axis
-    starts at 0, so that a gap between two agents looks as large as it is on
-    the scale of shares, and ends at 1 or, when every interval stops well
-    short of it, at the next tenth past the highest, so that a hard
-    benchmark's agents are not squeezed into a corner.
 
     Examples
     --------
@@ -225,6 +210,8 @@ def pairwise_heatmap(
 ) -> Axes:
     """Draw every pair's difference at one metric and k as an agents x agents map.
 
+    docs/report.md ("The plots in detail") says how it draws each case.
+
     Parameters
     ----------
     pairs : DataFrame
@@ -245,19 +232,6 @@ def pairwise_heatmap(
     ValueError
         If `pairs` is not a pairwise table, has no rows at `metric` and `k`,
         or holds a pair twice.
-
-    Notes
-    -----
-    The agents run down and across in the same order, the highest value
-    first. The cell in row i and column j is agent i's value less agent j's:
-    the table holds each pair once, as ``a - b``, and its mirror cell is
-    ``-(a - b)``. The colours diverge from white at 0, blue where the row's
-    agent is ahead, red where it is behind, symmetric about 0. Each cell has
-    its difference written in, with a ``*`` where the adjusted p-value is at
-    most ``1 - confidence_level`` (the rule by which the leaderboard's ranks
-    tell two agents apart); the title names the adjustment and the level. The
-    diagonal is blank. The writing gets smaller with more agents; past 20
-    agents only the marks are written.
 
     Examples
     --------

@@ -185,6 +185,8 @@ def outcome_heatmap(
 ) -> Axes:
     """Draw every run as a cell, tasks down (most passes at the top) and runs across.
 
+    docs/report.md ("The plots in detail") says how it draws each case.
+
     Parameters
     ----------
     runs : DataFrame
@@ -206,26 +208,6 @@ def outcome_heatmap(
     Returns
     -------
     matplotlib Axes
-
-    Notes
-    -----
-    Tasks are sorted by their number of passes, most at the top. When tasks
-    have different numbers of runs (a cell with no run is none), tasks with
-    as many passes are sorted by their runs, fewest first (2 of 2 above 2
-    of 3); ties keep their order. The y label says so, and on a second line
-    which rows are labelled; the right-hand axis gives the passes of each
-    group of tasks alike (``"2 of 3"`` when the runs differ). Task ids are
-    written at matplotlib's y tick label size, and no smaller than 8 pt
-    when only every few rows are labelled (``task_labels=True`` writes
-    them smaller if need be). Room for labels is judged from the height of
-    `ax` when this is called. The legend of states sits beside the Axes;
-    in a figure with no layout engine, the figure's right margin is
-    widened when the legend would not fit it. A
-    failed run is pale; an errored run is vermilion and a timed-out one
-    purple, both counted as failures as everywhere else, so that a run lost
-    to infrastructure is not mistaken for the agent's mistake. A cell with
-    no run is white. Task ids are drawn as they are (a ``$`` starts no
-    formula).
 
     Examples
     --------
