@@ -104,22 +104,68 @@ def resolve(importer: str, node: ast.ImportFrom) -> str:
     return ".".join([*base, node.module] if node.module else base)
 
 
-def imports(module: str) -> list[tuple[str, str | None, int]]:
-    """Every (imported module, imported name or None, line) of one of the package's modules."""
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
-    found: list[tuple[str, str | None, int]] = []
+Use = tuple[str, "str | None", int]
+"""What a file uses of another module: the module, the name taken (None: the module), the line."""
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """Return ``a.b.c`` for a chain of names and attributes, or None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        return None if head is None else f"{head}.{node.attr}"
+    return None
+
+
+def uses(source: str, importer: str | None = None) -> list[Use]:
+    """Every (module, name or None, line) that `source` imports or reaches through an attribute.
+
+    `importer` is the source's own module name, for relative imports. A name is
+    taken from a module by ``from m import name`` or as ``m.name`` (``import m``,
+    ``import m as alias``, ``from package import m``); a submodule so reached is
+    the module itself.
+    """
+    tree = ast.parse(source)
+    found: list[Use] = []
+    aliases: dict[str, str] = {}  # a local name and the module it stands for
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found += [(alias.name, None, node.lineno) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            source = resolve(module, node)
             for alias in node.names:
-                submodule = f"{source}.{alias.name}"
+                found.append((alias.name, None, node.lineno))
+                local = alias.asname or alias.name.split(".")[0]
+                aliases[local] = alias.name if alias.asname else local
+        elif isinstance(node, ast.ImportFrom):
+            base = resolve(importer, node) if importer is not None else node.module or ""
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"
                 if submodule in MODULES:  # `from passk_lab import plots` imports a module
                     found.append((submodule, None, node.lineno))
+                    aliases[alias.asname or alias.name] = submodule
                 else:
-                    found.append((source, alias.name, node.lineno))
+                    found.append((base, alias.name, node.lineno))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        chain = _dotted(node.value)
+        if chain is None or chain.split(".")[0] not in aliases:
+            continue
+        head, *rest = chain.split(".")
+        module = ".".join([aliases[head], *rest])
+        if f"{module}.{node.attr}" in MODULES:
+            found.append((f"{module}.{node.attr}", None, node.lineno))
+        elif module in MODULES:
+            found.append((module, node.attr, node.lineno))
     return found
+
+
+def imports(module: str) -> list[Use]:
+    """Every module and name one of the package's modules uses of another (see `uses`)."""
+    return uses(MODULES[module].read_text(encoding="utf-8"), module)
+
+
+def is_private(name: str | None) -> bool:
+    return name is not None and name.startswith("_") and not name.endswith("__")
 
 
 def internal_edges() -> dict[str, set[str]]:
@@ -189,11 +235,7 @@ def test_no_private_name_is_taken_from_another_module() -> None:
         f"{module}:{line} takes {name} from {target}"
         for module in MODULES
         for target, name, line in imports(module)
-        if target.startswith("passk_lab")
-        and target != module
-        and name is not None
-        and name.startswith("_")
-        and not (name.startswith("__") and name.endswith("__"))
+        if target.startswith("passk_lab") and target != module and is_private(name)
     ]
     assert not taken, "\n".join(taken)
 
@@ -210,20 +252,30 @@ def test_nothing_below_presentation_imports_matplotlib() -> None:
 
 
 def test_the_guard_catches_what_it_guards() -> None:
-    """The helpers see an upward import, a private name and a relative import."""
-    source = "from passk_lab.plots import decay_curve\nfrom passk_lab.outcomes import _cells\n"
-    tree = ast.parse(source)
-    names = [
-        (node.module, alias.name)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom)
-        for alias in node.names
-    ]
-    assert names == [("passk_lab.plots", "decay_curve"), ("passk_lab.outcomes", "_cells")]
+    """Its own extraction sees an upward import and private names, however they are reached."""
+    planted = (
+        "from passk_lab.plots import decay_curve\n"
+        "from passk_lab.outcomes import _cells\n"
+        "import passk_lab._curve as curve\n"
+        "import passk_lab._data.rules\n"
+        "from passk_lab import _interval_policy\n"
+        "from ._data import tally\n"
+        "def f():\n"
+        "    return curve._check_ks, passk_lab._data.rules._hidden, _interval_policy._CHOICES,"
+        " tally._row_passes, curve.curve_table\n"
+    )
+    found = uses(planted, "passk_lab.estimators")
+    assert ("passk_lab.plots", "decay_curve", 1) in found
+    private = {(target, name) for target, name, _ in found if is_private(name)}
+    assert private == {
+        ("passk_lab.outcomes", "_cells"),
+        ("passk_lab._curve", "_check_ks"),
+        ("passk_lab._data.rules", "_hidden"),
+        ("passk_lab._interval_policy", "_CHOICES"),
+        ("passk_lab._data.tally", "_row_passes"),
+    }
+    assert ("passk_lab._curve", "curve_table", 8) in found  # public names of a module are fine
     assert layer("passk_lab.plots") > layer("passk_lab.estimators")
-    relative = ast.parse("from ._data.rules import policy").body[0]
-    assert isinstance(relative, ast.ImportFrom)
-    assert resolve("passk_lab.outcomes", relative) == "passk_lab._data.rules"
 
 
 DESIGN = PACKAGE.parent.parent / "shared" / "DESIGN.md"
@@ -319,3 +371,101 @@ def test_a_curve_with_the_default_intervals_imports_only_scipy_special() -> None
     )
     # the beta quantiles come from scipy.special (about 0.2 s); scipy.stats takes 0.5 s more
     assert _imported_after(code) == {"numpy", "pandas", "scipy.special"}
+
+
+MOST_LINES = 550
+"""The most lines of a module of the package: past it, a module is two things to split."""
+MOST_FUNCTION_LINES = 120
+"""The most lines of a function, its docstring included."""
+
+
+def test_no_module_or_function_is_too_long() -> None:
+    long = []
+    for module, path in MODULES.items():
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > MOST_LINES:
+            long.append(f"{module}: {text.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                size = node.end_lineno - node.lineno + 1  # type: ignore[operator]
+                if size > MOST_FUNCTION_LINES:
+                    long.append(f"{module}:{node.lineno} {node.name}: {size} lines")
+    assert not long, "\n".join(long)
+
+
+def message_matching(source: str) -> list[int]:
+    """Lines of `source` that decide by a message's wording: a warning filter on a message, or
+    a regular expression (or ``in``) applied to the text of a caught warning or error."""
+    tree = ast.parse(source)
+    caught = {  # names bound to an error (except ... as e) or to caught warnings' records
+        node.name for node in ast.walk(tree) if isinstance(node, ast.ExceptHandler) and node.name
+    } | {
+        item.optional_vars.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.With)
+        for item in node.items
+        if isinstance(item.optional_vars, ast.Name) and "catch_warnings" in ast.dump(item)
+    }
+
+    def about_caught(node: ast.AST) -> bool:
+        names = {child.id for child in ast.walk(node) if isinstance(child, ast.Name)}
+        texts = any(
+            isinstance(child, ast.Attribute) and child.attr == "message" for child in ast.walk(node)
+        )
+        return bool(names & caught) or texts
+
+    lines = []
+    patterns = (".search", ".match", ".fullmatch", ".sub", ".finditer", ".findall", ".split")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = _dotted(node.func) or ""
+            filtered = name.endswith("filterwarnings") and (
+                len(node.args) > 1 or any(keyword.arg == "message" for keyword in node.keywords)
+            )
+            matched = (name.split(".")[0] == "re" or name.endswith(patterns)) and any(
+                about_caught(arg) for arg in node.args
+            )
+            if filtered or matched:
+                lines.append(node.lineno)
+        elif isinstance(node, ast.Compare):
+            tested = any(isinstance(op, ast.In | ast.NotIn) for op in node.ops)
+            if tested and any(
+                about_caught(side) and _stringified(side) for side in node.comparators
+            ):
+                lines.append(node.lineno)
+    return lines
+
+
+def _stringified(node: ast.AST) -> bool:
+    """Whether `node` is the text of something: ``str(x)`` or ``x.message`` (a warning's)."""
+    return any(
+        (isinstance(child, ast.Call) and _dotted(child.func) == "str")
+        or (isinstance(child, ast.Attribute) and child.attr == "message")
+        for child in ast.walk(node)
+    )
+
+
+def test_no_code_decides_by_the_wording_of_a_message() -> None:
+    found = [
+        f"{module}:{line}"
+        for module, path in MODULES.items()
+        for line in message_matching(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, "decide by the warning's class and fields: " + ", ".join(found)
+
+
+def test_the_message_guard_sees_filters_and_patterns_over_messages() -> None:
+    planted = (
+        "import re, warnings\n"
+        "warnings.filterwarnings('ignore', 'ranked the .* tasks')\n"
+        "warnings.simplefilter('ignore', RuntimeWarning)\n"
+        "try:\n"
+        "    pass\n"
+        "except ValueError as error:\n"
+        "    text = re.sub('runs_a', 'A', str(error))\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    pass\n"
+        "notes = [w for w in caught if 'different runs' in str(w.message)]\n"
+        "kinds = [w for w in caught if isinstance(w.message, RuntimeWarning)]\n"
+    )
+    assert message_matching(planted) == [2, 7, 10]
