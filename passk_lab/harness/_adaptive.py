@@ -42,10 +42,13 @@ from passk_lab._summary import Shown, level_text, summary_html, summary_repr
 from passk_lab._two_stage import STATISTICS, Statistic
 from passk_lab._warnings import EvaluationWarning, warn
 from passk_lab.estimators import reliability_curve
-from passk_lab.harness._ledger import RunRecord, cost_totals, json_id, read_ledger, runs_frame
-from passk_lab.harness._runner import Evaluation, run_in_loop
+from passk_lab.harness._evaluation import Evaluation
+from passk_lab.harness._ledger_format import RunRecord
+from passk_lab.harness._ledger_read import cost_totals, read_ledger, runs_frame
+from passk_lab.harness._ledger_write import json_id
 from passk_lab.harness._settings import make_plan
 from passk_lab.harness._task import EvalResult, Guard, Task
+from passk_lab.harness._threads import run_in_loop
 
 __all__ = ["AdaptiveResult", "evaluate_until"]
 
