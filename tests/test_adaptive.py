@@ -8,6 +8,7 @@ procedure driven with the table directly.
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import json
 import math
@@ -25,6 +26,7 @@ import pytest
 
 import passk_lab as pk
 from passk_lab._sequential import Design, Outcome, procedure
+from passk_lab.harness._adaptive_settings import AdaptiveSettings
 
 N_TASKS, MOST = 300, 12
 # task chances spread from about 0.3 to 1: a pool whose tasks differ
@@ -280,6 +282,37 @@ def test_bad_settings_are_refused_before_any_run(change, message) -> None:
     with pytest.raises((TypeError, ValueError), match=message):
         pk.evaluate_until(tasks, **{**SETTINGS, **change})
     assert not ran
+
+
+def test_the_adaptive_settings_take_the_options_of_evaluate_until_with_its_defaults() -> None:
+    """AdaptiveSettings.of is where the options are checked: its defaults must be the API's."""
+    of = inspect.signature(AdaptiveSettings.of).parameters
+    options = inspect.signature(pk.evaluate_until).parameters
+    assert {name: of[name].default for name in of if name != "cls"} == {
+        name: options[name].default for name in of if name != "cls"
+    }
+    assert [name for name in options if name not in of] == [
+        "concurrency",
+        "model",
+        "metadata",
+        "infrastructure",
+        "retries",
+        "backoff_s",
+        "progress",
+    ]
+
+
+def test_the_ledgers_adaptive_field_and_the_design_come_from_the_settings(tmp_path) -> None:
+    path = tmp_path / "ledger.jsonl"
+    pk.evaluate_until(table_tasks(paid=True), ledger=path, **{**SETTINGS, "max_cost": {"usd": 1e9}})
+    settings = AdaptiveSettings.of(
+        table_tasks(), **{**SETTINGS, "max_cost": {"usd": 1e9}, "ledger": path}
+    )
+    assert pk.read_ledger(path).header["adaptive"] == settings.record()
+    assert settings.design() == Design(
+        k=3, statistic="pass_pow_k", half_width=0.1, confidence_level=0.95, first=3, most=MOST,
+        batch=10, pool=N_TASKS, seed=5, max_cost={"usd": 1e9},
+    )  # fmt: skip
 
 
 def test_unpaired_agents_are_refused() -> None:

@@ -19,8 +19,9 @@ from test_harness_verdicts import finishes
 
 import passk_lab as pk
 from passk_lab import EvalResult, Task, coin_tasks, evaluate, evaluate_async
-from passk_lab.harness._runner import Evaluation, run_in_loop
+from passk_lab.harness._evaluation import Evaluation
 from passk_lab.harness._settings import Settings, make_plan
+from passk_lab.harness._threads import run_in_loop
 
 # --- the source's four tests -------------------------------------------------------------
 
@@ -427,7 +428,7 @@ def sleeps(monkeypatch):
         delays.append(delay)
         await real_sleep(0)
 
-    monkeypatch.setattr("passk_lab.harness._runner.asyncio.sleep", fake_sleep)
+    monkeypatch.setattr("passk_lab.harness._attempt.asyncio.sleep", fake_sleep)
     return delays
 
 

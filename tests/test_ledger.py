@@ -22,7 +22,8 @@ from test_harness_verdicts import finishes
 import passk_lab as pk
 from passk_lab import Task, evaluate
 from passk_lab.cli import main
-from passk_lab.harness._ledger import RunRecord, run_line, utc_iso
+from passk_lab.harness._ledger_format import RunRecord
+from passk_lab.harness._ledger_write import run_line, utc_iso
 
 # A table of outcomes: run j of task i passes when OUTCOMES[i, j]. Tasks read it through a
 # per-task call counter, so a run's outcome depends on its (task, run) and nothing else.

@@ -21,7 +21,7 @@ import numpy as np
 from passk_lab._checks import as_int, check_size, positive_int
 from passk_lab._errors import with_keywords
 from passk_lab._files import encodable
-from passk_lab.harness._ledger import finite_number
+from passk_lab.harness._ledger_format import finite_number
 from passk_lab.harness._task import Guard, Task, the_result
 
 __all__ = ["Plan", "Settings", "make_plan"]

@@ -58,7 +58,7 @@ class Task(Generic[T]):
         hook quick: it runs on the evaluation's event loop). A run that
         raised has no result and so no cost. A cost that is not such a
         mapping, or a hook that raises, leaves the run its verdict and records
-        no cost, with one ``RuntimeWarning`` at the end of the evaluation.
+        no cost, with one :class:`~passk_lab.EvaluationWarning` at the end of the evaluation.
         The costs go in the runs table as ``cost_<name>`` columns and are
         summed in :attr:`EvalResult.cost`.
 

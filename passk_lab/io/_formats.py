@@ -24,7 +24,7 @@ from passk_lab._choices import FORMATS
 from passk_lab._errors import with_keywords
 from passk_lab._files import check_regular
 from passk_lab.harness import read_ledger
-from passk_lab.harness._ledger import FORMAT as LEDGER_FORMAT
+from passk_lab.harness._ledger_format import FORMAT as LEDGER_FORMAT
 from passk_lab.io._counts import is_counts, read_counts
 from passk_lab.io._hal import is_hal, read_hal
 from passk_lab.io._harbor import is_harbor, read_harbor
