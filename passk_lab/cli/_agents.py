@@ -122,7 +122,7 @@ def _compare(args: argparse.Namespace) -> int:
     sides, names = _compared(args)
     options = {"method": args.method, **interval_options(args)}
     typed = (f"A ({names[0]})", f"B ({names[1]})")
-    table = compare(sides[0], sides[1], args.k, unmatched=args.unmatched, names=typed, **options)
+    table = compare(sides[0], sides[1], ks=args.k, unmatched=args.unmatched, names=typed, **options)
     heading = "" if args.to in ("csv", "json") else f"A: {names[0]}; B: {names[1]}\n\n"
     emit(heading + shown(table, args))
     return 0

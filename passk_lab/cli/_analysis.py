@@ -96,7 +96,7 @@ def _analyze(args: argparse.Namespace) -> int:
     """Print the reliability curve of RUNS_FILE."""
     from passk_lab.estimators import reliability_curve
 
-    curve = reliability_curve(read_runs(args), args.k, **curve_options(args))
+    curve = reliability_curve(read_runs(args), ks=args.k, **curve_options(args))
     emit(_by_group(curve, args) if args.by and args.to == "table" else shown(curve, args))
     return 0
 
@@ -127,7 +127,7 @@ def _report(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out is not None else Path("report") / _stem(args.runs_file)
     written = write_report(
         read_runs(args),
-        out,
+        out=out,
         k=args.k,
         source=Path(os.path.abspath(args.runs_file)),
         title=args.title,

@@ -193,7 +193,7 @@ def _plan_rate(args: argparse.Namespace) -> int:
             f"{len(args.k):,} is more than {_MOST_ROWS:,}; ask for fewer ks"
         )
     rows = [
-        {"target": target, "k": k, "required_p": required_p(target, k)}
+        {"target": target, "k": k, "required_p": required_p(target, k=k)}
         for target in args.target
         for k in args.k
     ]
@@ -220,7 +220,7 @@ def _plan_zero_failures(args: argparse.Namespace) -> int:
     )
     rows = []
     for p0 in args.p:
-        runs = zero_failure_runs(p0, args.confidence_level, **shared)
+        runs = zero_failure_runs(p0, confidence_level=args.confidence_level, **shared)
         tasks = {} if args.runs_per_task is None else {"n_tasks": runs // args.runs_per_task}
         rows.append(
             {
@@ -263,8 +263,8 @@ def _plan_tasks(args: argparse.Namespace) -> int:
         )
     plan = plan_evaluation(
         args.half_width,
-        args.p,
-        args.k,
+        p=args.p,
+        k=args.k,
         runs_per_task=args.runs_per_task,
         icc=args.icc,
         confidence_level=args.confidence_level,

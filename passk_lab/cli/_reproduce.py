@@ -37,7 +37,8 @@ def _reproduce(args: argparse.Namespace) -> int:
     from passk_lab.harness import evaluate
     from passk_lab.simulate import coin_tasks
 
-    result = evaluate(coin_tasks(args.p, args.tasks, args.seed), args.k)
+    tasks = coin_tasks(p=args.p, tasks=args.tasks, seed=args.seed)
+    result = evaluate(tasks, k=args.k)
     k = result.k
     rows = [
         ("pass@1", result.pass_at_1, args.p, result.pass_at_1),
