@@ -57,6 +57,7 @@ def add_plan(parser: Parser) -> None:
 
 
 def _add_rate(plan: Parser) -> None:
+    """Add ``plan rate``: the per-run pass rate a target pass^k needs."""
     rate = plan.add_command(
         "rate",
         _plan_rate,
@@ -85,6 +86,7 @@ def _add_rate(plan: Parser) -> None:
 
 
 def _add_zero_failure(plan: Parser) -> None:
+    """Add ``plan zero-failure``: the runs in a row that show a pass rate."""
     zero = plan.add_command(
         "zero-failure",
         _plan_zero_failures,
@@ -123,6 +125,7 @@ def _add_zero_failure(plan: Parser) -> None:
 
 
 def _add_tasks(plan: Parser) -> None:
+    """Add ``plan tasks``: the tasks that give an interval of pass^k its width."""
     tasks = plan.add_command(
         "tasks",
         _plan_tasks,
