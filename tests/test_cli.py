@@ -17,7 +17,8 @@ from fixtures import build_tau2, make
 
 import passk_lab as pk
 from passk_lab import __version__, reliability_curve, report, simulate_coin
-from passk_lab.cli import _parser, main
+from passk_lab.cli import main
+from passk_lab.cli._main import _parser
 from passk_lab.report import labelled
 
 

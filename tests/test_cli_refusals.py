@@ -17,7 +17,8 @@ import pytest
 import passk_lab as pk
 from passk_lab import io
 from passk_lab._checks import MEMORY_BUDGET
-from passk_lab.cli import _parser, _with_options, main
+from passk_lab.cli import main
+from passk_lab.cli._main import _parser, _with_options
 from passk_lab.report import write_report
 
 
