@@ -176,7 +176,7 @@ def test_every_row_passes_on_options_its_reader_takes_by_keyword():
         "lm-eval": ("metric", "filter", "threshold", "partial"),
         "inspect": ("scorer", "threshold"),
         "counts": ("task", "n", "c", "by"),
-        "table": ("task", "run", "passed", "reward", "threshold", "by"),
+        "table": ("by", "task", "run", "passed", "reward", "threshold"),
         "ledger": (),
     }
     assert {row.name: row.options for row in REGISTRY} == expected

@@ -13,7 +13,8 @@ import pandas as pd
 from passk_lab._data.rules import refuse_nested
 from passk_lab._errors import with_keywords
 from passk_lab.io._json import json_kind
-from passk_lab.io._tables import TABLE_SUFFIXES, check_json_ids, load_table, require_complete
+from passk_lab.io._json_lines import check_json_ids
+from passk_lab.io._table_files import load_table, require_complete, table_kind
 
 __all__ = ["is_counts", "read_counts"]
 
@@ -91,7 +92,7 @@ def read_counts(
                 "by",
             )
     id_columns = [names["task"], *groups]
-    kind = TABLE_SUFFIXES.get(file.suffix.lower())
+    kind = table_kind(file)
     # in JSON Lines, counts are read as ids are (no text read as a number) to refuse "3"
     read_as_ids = [*id_columns, names["n"], names["c"]] if kind == "jsonl" else id_columns
     frame, kind, where = load_table(file, "counts", "one row per task", read_as_ids)
@@ -253,7 +254,7 @@ def is_counts(path: Path) -> bool:
     >>> is_counts(folder / "counts.csv"), is_counts(folder / "runs.csv")
     (True, False)
     """
-    kind = TABLE_SUFFIXES.get(Path(path).suffix.lower())
+    kind = table_kind(Path(path))
     if kind is None or not Path(path).is_file():
         return False
     names: list[str]

@@ -31,7 +31,8 @@ from passk_lab.io._harbor import is_harbor, read_harbor
 from passk_lab.io._inspect_logs import read_inspect_log
 from passk_lab.io._lm_eval import is_lm_eval, read_lm_eval
 from passk_lab.io._samples import is_samples, read_samples
-from passk_lab.io._tables import TABLE_SUFFIXES, read_runs
+from passk_lab.io._table_files import TABLE_SUFFIXES
+from passk_lab.io._tables import read_runs
 from passk_lab.io._tau2 import is_tau2, read_tau2
 from passk_lab.io._tau_bench import read_tau_bench
 
@@ -65,7 +66,7 @@ class Format:
     >>> import pathlib
     >>> row = Format("table", read_runs, lambda path: path.suffix == ".csv")
     >>> row.options
-    ('task', 'run', 'passed', 'reward', 'threshold', 'by')
+    ('by', 'task', 'run', 'passed', 'reward', 'threshold')
     >>> row.sniff(pathlib.Path("runs.csv"))
     True
     """
