@@ -27,7 +27,8 @@ from passk_lab.harness import read_ledger
 from passk_lab.harness._ledger import FORMAT as LEDGER_FORMAT
 from passk_lab.io._counts import is_counts, read_counts
 from passk_lab.io._hal import is_hal, read_hal
-from passk_lab.io._harbor import is_harbor, read_harbor
+from passk_lab.io._harbor import read_harbor
+from passk_lab.io._harbor_jobs import is_harbor
 from passk_lab.io._inspect_logs import read_inspect_log
 from passk_lab.io._lm_eval import is_lm_eval, read_lm_eval
 from passk_lab.io._samples import is_samples, read_samples

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from passk_lab._files import encodable, read_text
-from passk_lab.io._json import json_kind
+from passk_lab.io._records import json_kind
 
 __all__ = ["check_json_ids", "first_bad_line", "json_line_numbers", "read_json_lines"]
 

@@ -23,8 +23,8 @@ import pandas as pd
 
 from passk_lab._errors import with_keywords
 from passk_lab._files import encodable, read_text
-from passk_lab.io._json import json_kind
-from passk_lab.io._records import check_trials, load_json, result_files, task_id
+from passk_lab.io._json_files import load_json, result_files
+from passk_lab.io._records import absent, check_trials, integer, mapping, refusal, text
 from passk_lab.io._rewards import decide
 
 __all__ = ["is_lm_eval", "read_lm_eval"]
@@ -197,11 +197,9 @@ def _results(file: Path) -> dict[str, Any]:
     results = file.with_name(f"results_{named['date']}.json")
     if not results.is_file():
         return {}
-    value = load_json(results, "an lm-evaluation-harness results file is a JSON object")
-    if not isinstance(value, dict):
-        raise ValueError(
-            f"{results}: expected a JSON object (lm-eval's results), got {json_kind(value)}"
-        )
+    value: dict[str, Any] = load_json(
+        results, "an lm-evaluation-harness results file is a JSON object", kind=dict
+    )
     return value
 
 
@@ -222,12 +220,10 @@ def _lines(file: Path) -> list[dict[str, Any]]:
         raise _not_json(file, lines) from None
     if not records:
         raise ValueError(f"{file}: no lines; a samples file with no document has nothing to read")
-    for number, record in enumerate(records):
-        if not isinstance(record, dict):
-            raise ValueError(
-                f"{file}, line {number + 1}: expected a JSON object (one document), got "
-                f"{json_kind(record)}"
-            )
+    for number, record in enumerate(records, start=1):
+        mapping(
+            record, f"{file}, line {number}", "the line", f"an {_WHAT} holds one JSON object a line"
+        )
     return records
 
 
@@ -262,12 +258,7 @@ def _choose(file: Path, records: list[dict[str, Any]], filter: str | None) -> st
                 ),
                 "filter",
             )
-        chosen = found[0]
-        if not isinstance(chosen, str):
-            raise ValueError(
-                f"{file}, line 1: filter is {chosen!r}; lm-eval writes a filter's name"
-            )
-        return chosen
+        return text(found[0], f"{file}, line 1", "filter", "lm-eval writes a filter's name")
     if filter not in found:
         raise ValueError(
             f"{file}: no line of filter {filter!r}; its filters are {', '.join(map(repr, found))}"
@@ -280,12 +271,10 @@ def _metric(file: Path, line: int, record: dict[str, Any], metric: str | None) -
         return metric
     names = record.get("metrics")
     if not isinstance(names, list) or len(names) != 1 or not isinstance(names[0], str):
+        rule = "the metric to judge is the only one a line lists, else choose it with metric="
+        kind = f"a list of {len(names)}" if isinstance(names, list) else None
         raise with_keywords(
-            ValueError(
-                f"{_where(file, line, record)}: metrics is {names!r}; the metric to judge is the "
-                f"only one a line lists, else choose it with metric="
-            ),
-            "metric",
+            refusal(_where(file, line, record), "metrics", names, rule, kind), "metric"
         )
     return names[0]
 
@@ -321,7 +310,7 @@ def _read_file(
         if name is None:
             name = _metric(file, number + 1, record, metric)
         if "doc_id" not in record:
-            raise ValueError(f"{file}, line {number + 1}: no doc_id; every line is one document")
+            raise absent(f"{file}, line {number + 1}", "doc_id", "every line is one document")
         value = record.get(name, _MISSING)
         kind = type(value)
         if kind is float or kind is int or kind is bool:
@@ -392,11 +381,7 @@ def _doc_ids(docs: list[object], where: Callable[[int], str]) -> npt.NDArray[np.
         except OverflowError:
             pass
     for row, doc in enumerate(docs):
-        if isinstance(doc, str):
-            raise ValueError(
-                f"{where(row)}: doc_id is {doc!r}, a text; lm-eval numbers documents 0, 1, 2, ..."
-            )
-        task_id(doc, where(row), "doc_id")
+        integer(doc, where(row), "doc_id", "lm-eval numbers documents 0, 1, 2, ...")
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -423,20 +408,12 @@ def _refuse(value: object, file: Path, line: int, record: dict[str, Any], field:
     where = _where(file, line, record)
     if value is _MISSING:
         names = record.get("metrics")
-        raise with_keywords(
-            ValueError(
-                f"{where}: no {field}; the line's metrics are {names!r}: choose one with metric="
-            ),
-            "metric",
-        )
+        rule = f"the line's metrics are {names!r}: choose one with metric="
+        raise with_keywords(absent(where, field, rule), "metric")
     if isinstance(value, dict):
-        raise ValueError(
-            f"{where}: {field} is {value!r}, an object (a pass@k estimate); "
-            + _COMBINED.format(n=_responses(record))
-        )
-    raise ValueError(
-        f"{where}: {field} is {value!r}, {json_kind(value)}; a metric value is a number"
-    )
+        combined = _COMBINED.format(n=_responses(record))
+        raise refusal(where, field, value, combined, "an object (a pass@k estimate)")
+    raise refusal(where, field, value, "a metric value is a number")
 
 
 def _check_runs(runs: pd.DataFrame, width: int, count: int, task: str, partial: bool) -> None:

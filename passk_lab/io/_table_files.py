@@ -21,7 +21,14 @@ from passk_lab._files import check_regular, ends_with_line_break, read_text
 from passk_lab._warnings import ReadWarning, warn
 from passk_lab.io._json_lines import first_bad_line, json_line_numbers, read_json_lines
 
-__all__ = ["TABLE_SUFFIXES", "load_table", "require_complete", "table_kind"]
+__all__ = [
+    "TABLE_SUFFIXES",
+    "load_table",
+    "rename_columns",
+    "require_columns",
+    "require_complete",
+    "table_kind",
+]
 
 TABLE_SUFFIXES = {
     ".csv": "csv",
@@ -225,6 +232,77 @@ def _csv_lines(file: Path) -> list[int]:
     return starts[1:]
 
 
+def rename_columns(frame: pd.DataFrame, file: Path, names: dict[str, str]) -> pd.DataFrame:
+    """Rename the columns the file names otherwise: `names` maps a column to its name there.
+
+    Raises
+    ------
+    ValueError
+        If a column so named is not in the file, or the file has a column of
+        the name too; the fix is the keyword of the call that named it.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"problem": ["a"], "ok": [True]})
+    >>> names = {"task": "problem", "passed": "ok"}
+    >>> rename_columns(frame, Path("runs.csv"), names).columns.tolist()
+    ['task', 'passed']
+    >>> rename_columns(frame, Path("runs.csv"), {"task": "id"})
+    Traceback (most recent call last):
+    ...
+    ValueError: runs.csv: no column 'id' (given as task=); its columns are ['problem', 'ok']
+    """
+    for own, given in names.items():
+        if given == own:
+            continue
+        if given not in frame.columns:
+            raise with_keywords(
+                ValueError(
+                    f"{file}: no column {given!r} (given as {own}=); its columns are "
+                    f"{list(map(str, frame.columns))}"
+                ),
+                own,
+            )
+        if own in frame.columns:
+            raise with_keywords(
+                ValueError(
+                    f"{file}: has both a {own!r} column and {given!r} (given as {own}=); "
+                    f"rename one of them in the file, or name {own!r} itself"
+                ),
+                own,
+            )
+    return frame.rename(columns={given: own for own, given in names.items() if given != own})
+
+
+def require_columns(
+    frame: pd.DataFrame, file: Path, columns: Sequence[str], own: Sequence[str] = ("task", "run")
+) -> None:
+    """Refuse a table lacking one of `columns`, naming the keyword that names it.
+
+    A column of `own` is named with its own keyword (``task=``), any other is a group of
+    ``by=``.
+
+    Examples
+    --------
+    >>> require_columns(pd.DataFrame({"id": [1]}), Path("runs.csv"), ["task"])
+    Traceback (most recent call last):
+    ...
+    ValueError: runs.csv: no task column (its columns are ['id']); name it with task='...'
+    """
+    for column in columns:
+        if column not in frame.columns:
+            names = list(map(str, frame.columns))
+            raise with_keywords(
+                ValueError(
+                    f"{file}: no {column} column (its columns are {names}); "
+                    f"name it with {column}='...'"
+                    if column in own
+                    else f"{file}: no {column!r} column, named in by; its columns are {names}"
+                ),
+                column if column in own else "by",
+            )
+
+
 def require_complete(
     frame: pd.DataFrame,
     file: Path,
@@ -237,9 +315,9 @@ def require_complete(
     Raises
     ------
     ValueError
-        Naming the file and the columns it has (a column absent), or the row
-        and the column (a value missing); the fix is a keyword of the call
-        (``task=``, ``run=``, ``by=``) for an absent column.
+        Naming the file and the columns it has (a column absent, as
+        :func:`require_columns` does), or the row and the column (a value
+        missing).
 
     Examples
     --------
@@ -249,19 +327,8 @@ def require_complete(
     ...
     ValueError: runs.csv, row 1: task is missing (1 row(s) have none); every run needs one
     """
+    require_columns(frame, file, columns)
     for column in columns:
-        if column not in frame.columns:
-            own = column in ("task", "run")
-            raise with_keywords(
-                ValueError(
-                    f"{file}: no {column} column (its columns are "
-                    f"{list(map(str, frame.columns))}); "
-                    f"name it with {column}='...'"
-                    if own
-                    else f"{file}: no {column!r} column, named in by"
-                ),
-                column if own else "by",
-            )
         if frame[column].hasnans:  # cheap, and false for an integer column
             missing = frame[column].isna().to_numpy()
             row = int(np.flatnonzero(missing)[0])

@@ -11,8 +11,9 @@ import pandas as pd
 from passk_lab._data.rules import refuse_nested
 from passk_lab._errors import with_keywords
 from passk_lab.io._json_lines import check_json_ids
+from passk_lab.io._records import refusal
 from passk_lab.io._rewards import decide
-from passk_lab.io._table_files import load_table, require_complete
+from passk_lab.io._table_files import load_table, rename_columns, require_complete
 
 __all__ = ["read_runs"]
 
@@ -146,6 +147,7 @@ def read_runs(
 
 
 def _renamed(frame: pd.DataFrame, file: Path, **columns: str | None) -> pd.DataFrame:
+    """Rename the columns given under other names; a reward named replaces any passed column."""
     if columns["passed"] is not None and columns["reward"] is not None:
         raise with_keywords(
             ValueError(
@@ -154,40 +156,22 @@ def _renamed(frame: pd.DataFrame, file: Path, **columns: str | None) -> pd.DataF
             "passed",
             "reward",
         )
-    names = {given: own for own, given in columns.items() if given is not None and given != own}
-    for given, own in names.items():
-        if given not in frame.columns:
-            raise with_keywords(
-                ValueError(
-                    f"{file}: no column {given!r} (given as {own}=); its columns are "
-                    f"{list(map(str, frame.columns))}"
-                ),
-                own,
-            )
-        if own in frame.columns:
-            raise with_keywords(
-                ValueError(
-                    f"{file}: has both a {own!r} column and {given!r} (given as {own}=); "
-                    f"rename one of them in the file, or name {own!r} itself"
-                ),
-                own,
-            )
-    renamed = frame.rename(columns=names)
+    renamed = rename_columns(
+        frame, file, {own: given for own, given in columns.items() if given is not None}
+    )
     if columns["reward"] is not None:
         renamed = renamed.drop(columns="passed", errors="ignore")
     return renamed
 
 
 def _numbers(column: pd.Series, field: str, where: Callable[[int], str]) -> pd.Series:
+    """Return a column of rewards as numbers, refusing a value that is none."""
     numbers = pd.to_numeric(column, errors="coerce")
     unreadable = (numbers.isna() & column.notna()).to_numpy()
     if unreadable.any():
         row = int(np.flatnonzero(unreadable)[0])
+        rule = "a reward must be a number (give passed= for a column of verdicts)"
         raise with_keywords(
-            ValueError(
-                f"{where(row)}: {field} is {column.iloc[row]!r}, not a number; "
-                f"a reward must be a number (give passed= for a column of verdicts)"
-            ),
-            "passed",
+            refusal(where(row), field, column.iloc[row], rule, "not a number"), "passed"
         )
     return numbers
