@@ -26,6 +26,7 @@ from passk_lab.io._json_files import load_json, result_files
 from passk_lab.io._records import (
     absent,
     array,
+    check_partial,
     check_trials,
     integer,
     mapping,
@@ -71,16 +72,11 @@ def read_hal(
     of its agent, model and benchmark; a task missing from one is refused unless
     ``partial=True``.
 
-    ``raw_eval_results`` is read in three shapes: an object of tasks whose results hold a
-    ``reward`` or a ``score`` (tau-bench, GAIA and any benchmark in that style), or text (HAL
-    writes ``"ERROR: ..."`` for a task whose agent failed; HAL counts it among
-    ``failed_tasks``: here a failed run with reward 0, ``error`` the text, ``error_kind``
-    ``"timeout"`` when it says it timed out and ``"infrastructure"`` otherwise); CORE-Bench's
-    counts of correct answers (integers, each between 0 and its total; reward = correct /
-    total questions, so a pass is every answer right, as HAL decides; an ``error`` there is an
-    agent error); and AppWorld's ``individual`` results (reward 1 when ``success`` is true).
-    A reward or score is a finite number, not a boolean. The shape is told by the first task
-    whose result is an object. Other benchmarks' shapes are refused.
+    ``raw_eval_results`` is read in three shapes, told by the first task whose result is an
+    object: tasks whose results hold a ``reward`` or a ``score`` (or HAL's ``"ERROR: ..."``
+    text, a failed run), CORE-Bench's counts of correct answers, and AppWorld's
+    ``individual`` results; docs/reading.md ("HAL (Holistic Agent Leaderboard) upload files")
+    says how each becomes a reward and an error. Other benchmarks' shapes are refused.
 
     Parameters
     ----------
@@ -111,6 +107,8 @@ def read_hal(
         ``results.successful_tasks``/``failed_tasks`` that is not a list or names a task with
         no result, a run id read twice, or (without `partial`) a task missing from a file of
         its agent, model and benchmark.
+    TypeError
+        If `partial` is not True or False.
 
     Examples
     --------
@@ -133,6 +131,7 @@ def read_hal(
     2    0    1    True   tb_2  gpt-4o
     3    1    1    True   tb_2  gpt-4o
     """
+    check_partial(partial)
     files = _files(path)
     loaded = [(file, _upload(file)) for file in files]
     groups: dict[tuple[str, str, str | None], list[tuple[Path, dict[str, Any]]]] = {}

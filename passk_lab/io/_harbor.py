@@ -17,7 +17,7 @@ import pandas as pd
 from passk_lab.io._harbor_jobs import Job, jobs, relative_paths
 from passk_lab.io._harbor_rewards import error_kinds, reward_field
 from passk_lab.io._harbor_trials import read_trials, times
-from passk_lab.io._records import check_trials
+from passk_lab.io._records import check_partial, check_trials
 from passk_lab.io._rewards import decide
 
 __all__ = ["read_harbor"]
@@ -69,24 +69,18 @@ def read_harbor(
     DataFrame
         One row per finished trial, in the order of the folders' names:
         ``task``, ``run``, ``passed``, ``reward``, ``error``, ``error_kind``,
-        ``exception_type``, ``trial_name``, ``agent``, ``agent_version``,
-        ``model``, ``model_provider``, ``source``, ``job``, ``started_at``,
-        ``finished_at`` (UTC), ``duration_s``, ``cost_usd``,
-        ``n_input_tokens``, ``n_cache_tokens``, ``n_output_tokens`` and
-        ``file`` (the result file's path within `path`; docs/reading.md says
-        where each comes from). ``attrs["files"]`` lists the files read.
+        then the trial's fields (``trial_name``, ``agent``, ``model``,
+        ``job``, times, cost and tokens; docs/reading.md lists them) and
+        ``file``. ``attrs["files"]`` lists the files read.
 
     Raises
     ------
     ValueError
-        If a file is not a regular file, not UTF-8 JSON (or cut short), not a
-        JSON object; a trial has no ``task_name`` or ``trial_name``, the same
-        ``trial_name`` twice, rewards that are empty, not numbers, hold
-        several without the one `reward` names, or are refused by the pass
-        rule, or neither rewards nor an exception (the verifier did not run);
-        a time is not an ISO 8601 time; a cost or token count is not a
-        number; or trials are missing. The message names the file, the task
-        and the field.
+        If a file is not a regular file, not UTF-8 JSON or not a JSON object,
+        a field is not what Harbor writes, a ``trial_name`` appears twice, a
+        reward is refused, a trial has neither rewards nor an exception, or
+        trials are missing; the message names the file, the task and the
+        field.
     FileNotFoundError
         If there is no such path, or a folder holds no Harbor trial.
     TypeError
@@ -97,15 +91,11 @@ def read_harbor(
     >>> import json, tempfile, pathlib, passk_lab as pk
     >>> job = pathlib.Path(tempfile.mkdtemp()) / "2026-08-20__10-00-00"
     >>> def trial(name, started, rewards, exception=None):
-    ...     folder = job / name
-    ...     folder.mkdir(parents=True)
-    ...     _ = (folder / "result.json").write_text(json.dumps({
+    ...     (job / name).mkdir(parents=True)
+    ...     _ = (job / name / "result.json").write_text(json.dumps({
     ...         "task_name": "fix-git", "trial_name": name,
-    ...         "agent_info": {"name": "terminus-2", "version": "2.0.0",
-    ...                        "model_info": {"name": "gpt-5", "provider": "openai"}},
     ...         "verifier_result": None if rewards is None else {"rewards": rewards},
-    ...         "exception_info": exception and {"exception_type": exception,
-    ...                                          "exception_message": "no reward.txt"},
+    ...         "exception_info": exception and {"exception_type": exception},
     ...         "started_at": started, "finished_at": "2026-08-20T10:30:00Z"}))
     >>> trial("fix-git__zQ7mK2p", "2026-08-20T10:00:00Z", {"reward": 1.0})
     >>> trial("fix-git__A8cD3fG", "2026-08-20T10:10:00Z", None, "RewardFileNotFoundError")
@@ -118,8 +108,7 @@ def read_harbor(
     >>> float(pk.pass_at_k(runs, 1)), float(pk.pass_at_k(runs, 1, errors="exclude"))
     (0.5, 1.0)
     """
-    if not isinstance(partial, bool):
-        raise TypeError(f"partial must be True or False, got {partial!r}")
+    check_partial(partial)
     if reward is not None and not isinstance(reward, str):
         raise TypeError(f"reward must be the name of a reward (a str), got {reward!r}")
     root = Path(path)
@@ -148,23 +137,32 @@ def read_harbor(
             "run": np.asarray(runs, dtype=np.int64),
             "passed": passed,
             "reward": rewards,
-            "error": pd.Series(columns["error"], dtype="str"),
-            "error_kind": error_kinds(columns["error"], columns["exception_type"]),
-            **{name: pd.Series(columns[name], dtype="str") for name in (*_TEXTS, "source")},
-            "job": pd.Series(
-                [job.folder.name if job.folder else None for job in found for _ in job.files],
-                dtype="str",
-            ),
-            "started_at": started,
-            "finished_at": finished,
-            "duration_s": (finished - started).dt.total_seconds().to_numpy(),
-            "cost_usd": np.asarray(columns["cost_usd"], dtype=np.float64),
-            **{name: pd.array(columns[name], dtype="Int64") for name in _TOKENS},
+            **_columns(found, columns, started, finished),
             "file": pd.Series(relative_paths(files, root), dtype="str"),
         }
     )
     frame.attrs["files"] = files
     return frame
+
+
+def _columns(
+    found: list[Job], columns: dict[str, list[Any]], started: pd.Series, finished: pd.Series
+) -> dict[str, Any]:
+    """Return the columns after the verdicts: the error, the names, the times and the usage."""
+    return {
+        "error": pd.Series(columns["error"], dtype="str"),
+        "error_kind": error_kinds(columns["error"], columns["exception_type"]),
+        **{name: pd.Series(columns[name], dtype="str") for name in (*_TEXTS, "source")},
+        "job": pd.Series(
+            [job.folder.name if job.folder else None for job in found for _ in job.files],
+            dtype="str",
+        ),
+        "started_at": started,
+        "finished_at": finished,
+        "duration_s": (finished - started).dt.total_seconds().to_numpy(),
+        "cost_usd": np.asarray(columns["cost_usd"], dtype=np.float64),
+        **{name: pd.array(columns[name], dtype="Int64") for name in _TOKENS},
+    }
 
 
 def _check_names(names: list[str], files: list[str], where: Callable[[int], str]) -> None:

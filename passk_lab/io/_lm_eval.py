@@ -24,7 +24,15 @@ import pandas as pd
 from passk_lab._errors import with_keywords
 from passk_lab._files import encodable, read_text
 from passk_lab.io._json_files import load_json, result_files
-from passk_lab.io._records import absent, check_trials, integer, mapping, refusal, text
+from passk_lab.io._records import (
+    absent,
+    check_partial,
+    check_trials,
+    integer,
+    mapping,
+    refusal,
+    text,
+)
 from passk_lab.io._rewards import decide
 
 __all__ = ["is_lm_eval", "read_lm_eval"]
@@ -101,6 +109,8 @@ def read_lm_eval(
         names the file, the line, the ``doc_id`` and the field.
     FileNotFoundError
         If no file matches `path`.
+    TypeError
+        If `metric` or `filter` is not a str, or `partial` not True or False.
 
     Examples
     --------
@@ -129,6 +139,7 @@ def read_lm_eval(
         raise TypeError(f"metric must be a metric's name (a str), got {metric!r}")
     if filter is not None and not isinstance(filter, str):
         raise TypeError(f"filter must be a filter's name (a str), got {filter!r}")
+    check_partial(partial)
     files = _files(path)
     groups: dict[tuple[str, str], list[tuple[str, str, Path]]] = {}
     for file in files:

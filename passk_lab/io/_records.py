@@ -30,6 +30,7 @@ __all__ = [
     "absent",
     "array",
     "boolean",
+    "check_partial",
     "check_trials",
     "integer",
     "json_kind",
@@ -299,6 +300,21 @@ def trial_number(
             where, field, "every run needs its trial number (0, 1, 2, ...) within its task"
         )
     return integer(value, where, field, rule, minimum=0)
+
+
+def check_partial(partial: object) -> None:
+    """Refuse a `partial` option that is not True or False (``"no"`` would read as true).
+
+    Examples
+    --------
+    >>> check_partial(True)
+    >>> check_partial("no")
+    Traceback (most recent call last):
+    ...
+    TypeError: partial must be True or False, got 'no'
+    """
+    if not isinstance(partial, bool):
+        raise TypeError(f"partial must be True or False, got {partial!r}")
 
 
 def check_trials(

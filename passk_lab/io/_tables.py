@@ -113,8 +113,24 @@ def read_runs(
     if kind == "jsonl":
         for name in ["task", *groups]:
             check_json_ids(frame[name], name, where)
-    from_reward = reward is not None or "passed" not in frame.columns
-    if from_reward:
+    frame["passed"] = _verdicts(frame, file, reward, threshold, where)
+    if "run" not in frame.columns:
+        frame["run"] = frame.groupby([*groups, "task"], sort=False).cumcount().astype(np.int64)
+    return frame
+
+
+def _verdicts(
+    frame: pd.DataFrame,
+    file: Path,
+    reward: str | None,
+    threshold: float | None,
+    where: Callable[[int], str],
+) -> pd.Series | np.ndarray:
+    """Return the runs' verdicts: the passed column, or decided from the reward.
+
+    The reward decides when `reward` names it or the file has no passed column.
+    """
+    if reward is not None or "passed" not in frame.columns:
         if "reward" not in frame.columns:
             raise with_keywords(
                 ValueError(
@@ -125,25 +141,18 @@ def read_runs(
                 "passed",
                 "reward",
             )
-        frame["passed"] = decide(
-            _numbers(frame["reward"], reward or "reward", where),
-            threshold,
-            where,
-            field=reward or "reward",
+        field = reward or "reward"
+        return decide(_numbers(frame["reward"], field, where), threshold, where, field=field)
+    if threshold is not None:
+        raise with_keywords(
+            ValueError(
+                f"{file}: threshold applies to a reward, and this file's verdicts are its "
+                "passed column; to decide from the reward instead, give reward='<column>'"
+            ),
+            "reward",
         )
-    else:
-        if threshold is not None:
-            raise with_keywords(
-                ValueError(
-                    f"{file}: threshold applies to a reward, and this file's verdicts are its "
-                    "passed column; to decide from the reward instead, give reward='<column>'"
-                ),
-                "reward",
-            )
-        require_complete(frame, file, ["passed"], where)
-    if "run" not in frame.columns:
-        frame["run"] = frame.groupby([*groups, "task"], sort=False).cumcount().astype(np.int64)
-    return frame
+    require_complete(frame, file, ["passed"], where)
+    return frame["passed"]
 
 
 def _renamed(frame: pd.DataFrame, file: Path, **columns: str | None) -> pd.DataFrame:

@@ -18,6 +18,7 @@ from passk_lab._files import check_regular
 from passk_lab.io._json_files import load_json, result_files
 from passk_lab.io._records import (
     array,
+    check_partial,
     check_trials,
     integer,
     mapping,
@@ -83,7 +84,8 @@ def read_tau2(path: str | Path | Sequence[str | Path], *, partial: bool = False)
     ``context_window_exceeded``) fail under either error policy; a failure of the
     infrastructure or of the simulated user (``infrastructure_error``, ``user_error``,
     ``unexpected_error``) or the wall-clock ``timeout`` did not measure the agent: a failed
-    run by default, left out with ``errors="exclude"``.
+    run by default, left out with ``errors="exclude"``. docs/reading.md ("tau2-bench") sets
+    out the columns, the refusals and tau2's own two conventions for errored trials.
 
     Parameters
     ----------
@@ -127,17 +129,8 @@ def read_tau2(path: str | Path | Sequence[str | Path], *, partial: bool = False)
         message names the file, the simulation and the field.
     FileNotFoundError
         If no file matches `path`.
-
-    Notes
-    -----
-    tau2-bench itself has counted errored trials two ways. Its first release (June 2025)
-    scored every simulation, a run that ended early getting reward 0: ``errors="fail"``.
-    Since τ³-bench 1.0 (March 2026) it leaves out runs whose ``termination_reason`` is
-    ``infrastructure_error`` before counting: ``errors="exclude"`` does that and also
-    leaves out ``user_error``, ``timeout`` and ``unexpected_error`` runs, which tau2 still
-    counts. For tau2's own current count, leave out only its infrastructure errors:
-    ``runs[runs["termination_reason"] != "infrastructure_error"]``.
-    :func:`passk_lab.error_sensitivity` sets the two readings side by side.
+    TypeError
+        If `partial` is not True or False.
 
     Examples
     --------
@@ -167,6 +160,7 @@ def read_tau2(path: str | Path | Sequence[str | Path], *, partial: bool = False)
     0  1              0.5                0.75
     1  2              0.0                0.00
     """
+    check_partial(partial)
     sources = _sources(path)
     frames = [_read_results(results, folder, partial) for results, folder in sources]
     runs = pd.concat(frames, ignore_index=True)
