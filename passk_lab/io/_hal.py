@@ -132,7 +132,7 @@ def read_hal(
     3    1    1    True   tb_2  gpt-4o
     """
     check_partial(partial)
-    files = _files(path)
+    files = result_files(path, "HAL upload file", within=f"*{_UPLOAD}")
     loaded = [(file, _upload(file)) for file in files]
     groups: dict[tuple[str, str, str | None], list[tuple[Path, dict[str, Any]]]] = {}
     for file, upload in loaded:
@@ -216,16 +216,8 @@ def _check_runs(
     )
 
 
-def _files(path: str | Path | Sequence[str | Path]) -> list[Path]:
-    if isinstance(path, str | Path) and os.path.isdir(path):
-        found = sorted(Path(path).rglob(f"*{_UPLOAD}"))
-        if not found:
-            raise FileNotFoundError(f"no HAL upload file (*{_UPLOAD}) under the directory {path}")
-        return result_files(found, "HAL upload file")
-    return result_files(path, "HAL upload file")
-
-
 def _upload(file: Path) -> dict[str, Any]:
+    """Return an upload file's object, checked to hold the config fields that tell runs apart."""
     upload: dict[str, Any] = load_json(file, _WHAT, kind=dict)
     config = mapping(upload.get("config"), str(file), "config", _WHAT)
     for field in ("agent_name", "benchmark_name", "run_id"):
@@ -295,6 +287,7 @@ def _results(file: Path, raw: object) -> tuple[dict[str, Any], str]:
 def _read_file(
     file: Path, upload: dict[str, Any], trial: int, threshold: float | None
 ) -> pd.DataFrame:
+    """Return one upload file's rows: one run (`trial`) of every task it holds."""
     config = upload["config"]
     per_task, shape = _results(file, upload["raw_eval_results"])
     results = _object(upload, "results")

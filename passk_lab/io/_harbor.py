@@ -17,7 +17,7 @@ import pandas as pd
 from passk_lab.io._harbor_jobs import Job, jobs, relative_paths
 from passk_lab.io._harbor_rewards import error_kinds, reward_field
 from passk_lab.io._harbor_trials import read_trials, times
-from passk_lab.io._records import check_partial, check_trials
+from passk_lab.io._records import check_name, check_partial, check_trials
 from passk_lab.io._rewards import decide
 
 __all__ = ["read_harbor"]
@@ -109,8 +109,7 @@ def read_harbor(
     (0.5, 1.0)
     """
     check_partial(partial)
-    if reward is not None and not isinstance(reward, str):
-        raise TypeError(f"reward must be the name of a reward (a str), got {reward!r}")
+    check_name(reward, "reward", "the name of a reward")
     root = Path(path)
     found = jobs(root, partial)
     files = [file for job in found for file in job.files]
@@ -119,6 +118,7 @@ def read_harbor(
     tasks, columns = read_trials(files, reward)
 
     def where(row: int) -> str:
+        """Name a trial's file and task, for the messages."""
         return f"{files[row]} (task_name {tasks[row]!r})"
 
     _check_names(columns["trial_name"], files, where)

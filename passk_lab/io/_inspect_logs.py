@@ -173,6 +173,7 @@ def _warn_unlisted(folder: Path, listed: set[Path]) -> None:
 
 
 def _location(log: str | EvalLogInfo) -> str:
+    """Return a log's path (a local file's path, decoded from Inspect's file URL)."""
     if isinstance(log, str):
         return log
     parsed = urlparse(log.name)
@@ -180,6 +181,7 @@ def _location(log: str | EvalLogInfo) -> str:
 
 
 def _read_log(log: str | EvalLogInfo, scorer: str | None, threshold: float | None) -> pd.DataFrame:
+    """Return one log's rows, one per sample and epoch, with its count of unscored runs."""
     from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
 
     file = _location(log)
@@ -245,6 +247,7 @@ def _read_log(log: str | EvalLogInfo, scorer: str | None, threshold: float | Non
 
 
 def _scorer(file: str, samples: list[EvalSampleSummary], scorer: str | None) -> str | None:
+    """Return the scorer whose score decides a pass: the one given, or a log's only one."""
     names = list(dict.fromkeys(name for sample in samples for name in (sample.scores or {})))
     if scorer is not None:
         if scorer not in names:
@@ -287,4 +290,5 @@ def _number(value: Any, file: str, sample: EvalSampleSummary, scorer: str | None
 
 
 def _where(file: str, sample: EvalSampleSummary) -> str:
+    """Name a log's sample and epoch, for the messages."""
     return f"{file}, sample {sample.id!r} epoch {sample.epoch}"

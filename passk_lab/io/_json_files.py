@@ -24,7 +24,9 @@ __all__ = ["load_json", "result_files"]
 _GLOB = re.compile(r"[*?\[]")
 
 
-def result_files(path: str | Path | Sequence[str | Path], what: str) -> list[Path]:
+def result_files(
+    path: str | Path | Sequence[str | Path], what: str, *, within: str | None = None
+) -> list[Path]:
     """Return the files `path` names, each checked to be a regular file one may read.
 
     Parameters
@@ -34,11 +36,15 @@ def result_files(path: str | Path | Sequence[str | Path], what: str) -> list[Pat
         (``"results/*-airline.json"``, sorted) or a list of files (in its order).
     what : str
         What a file is, for the messages (``"tau-bench results file"``).
+    within : str, optional
+        For a directory, the pattern of the files read in it and every folder
+        below it (``"*_UPLOAD.json"``, sorted by path), in place of its own
+        ``.json`` files.
 
     Raises
     ------
     FileNotFoundError
-        If no file matches, or a directory holds no ``.json`` file.
+        If no file matches, or a directory holds no such file.
     ValueError
         If the list is empty, or a file is not a regular file one may read.
 
@@ -64,6 +70,10 @@ def result_files(path: str | Path | Sequence[str | Path], what: str) -> list[Pat
             candidates = [Path(match) for match in sorted(glob.glob(text))]
             if not candidates:
                 raise FileNotFoundError(f"no {what} matches {text!r}")
+        elif os.path.isdir(single) and within is not None:
+            candidates = sorted(single.rglob(within))
+            if not candidates:
+                raise FileNotFoundError(f"no {what} ({within}) under the directory {single}")
         elif os.path.isdir(single):
             candidates = sorted(single.glob("*.json"))
             if not candidates:

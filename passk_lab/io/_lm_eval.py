@@ -26,6 +26,7 @@ from passk_lab._files import encodable, read_text
 from passk_lab.io._json_files import load_json, result_files
 from passk_lab.io._records import (
     absent,
+    check_name,
     check_partial,
     check_trials,
     integer,
@@ -135,12 +136,10 @@ def read_lm_eval(
     >>> pk.pass_pow_k(runs, 2)
     0.5
     """
-    if metric is not None and not isinstance(metric, str):
-        raise TypeError(f"metric must be a metric's name (a str), got {metric!r}")
-    if filter is not None and not isinstance(filter, str):
-        raise TypeError(f"filter must be a filter's name (a str), got {filter!r}")
+    check_name(metric, "metric", "a metric's name")
+    check_name(filter, "filter", "a filter's name")
     check_partial(partial)
-    files = _files(path)
+    files = result_files(path, _WHAT, within="samples_*.jsonl")
     groups: dict[tuple[str, str], list[tuple[str, str, Path]]] = {}
     for file in files:
         named = _NAME.match(file.stem)
@@ -191,15 +190,6 @@ def is_lm_eval(path: Path) -> bool:
     return isinstance(first, dict) and "doc_id" in first and "filtered_resps" in first
 
 
-def _files(path: str | Path | Sequence[str | Path]) -> list[Path]:
-    if isinstance(path, str | Path) and os.path.isdir(path):
-        found = sorted(Path(path).rglob("samples_*.jsonl"))
-        if not found:
-            raise FileNotFoundError(f"no {_WHAT} (samples_*.jsonl) under the directory {path}")
-        return result_files(found, _WHAT)
-    return result_files(path, _WHAT)
-
-
 def _results(file: Path) -> dict[str, Any]:
     """Return the ``results_<date_id>.json`` written with a samples file, or ``{}``."""
     named = _NAME.match(file.stem)
@@ -217,6 +207,7 @@ def _results(file: Path) -> dict[str, Any]:
 def _lines(file: Path) -> list[dict[str, Any]]:
     # a text file's lines end at "\n" (or "\r"), which JSON escapes inside strings; U+2028 and
     # U+0085, which lm-eval writes unescaped (ensure_ascii=False), stay inside their line
+    """Return a samples file's lines as JSON objects, refusing a line that is not one."""
     try:
         with file.open(encoding="utf-8") as stream:
             lines = stream.readlines()
@@ -259,6 +250,7 @@ def _not_json(file: Path, lines: list[str]) -> ValueError:
 
 
 def _choose(file: Path, records: list[dict[str, Any]], filter: str | None) -> str:
+    """Return the filter whose lines are read: the one given, or a file's only one."""
     found = list(dict.fromkeys(record.get("filter") for record in records))
     if filter is None:
         if len(found) != 1:
@@ -278,6 +270,7 @@ def _choose(file: Path, records: list[dict[str, Any]], filter: str | None) -> st
 
 
 def _metric(file: Path, line: int, record: dict[str, Any], metric: str | None) -> str:
+    """Return the metric judged: the one given, or the only one a line lists."""
     if metric is not None:
         return metric
     names = record.get("metrics")
@@ -356,6 +349,7 @@ def _read_file(
             _refuse(value, file, number + 1, record, name)
 
     def where(row: int) -> str:
+        """Name the line of a row, for the messages."""
         return _where(file, lines[row], kept[row])
 
     tasks = _doc_ids(docs, where)
@@ -405,10 +399,12 @@ def _responses(record: dict[str, Any]) -> int:
 
 
 def _text(value: object) -> object:
+    """Return a value with its text made encodable (lone surrogates as escapes)."""
     return encodable(value) if isinstance(value, str) else value
 
 
 def _number(value: object, file: Path, line: int, record: dict[str, Any], field: str) -> float:
+    """Return a metric's value (a number or a boolean) as a float, refusing anything else."""
     if type(value) is float or type(value) is int or type(value) is bool:
         return float(value)
     _refuse(value, file, line, record, field)
@@ -416,6 +412,7 @@ def _number(value: object, file: Path, line: int, record: dict[str, Any], field:
 
 
 def _refuse(value: object, file: Path, line: int, record: dict[str, Any], field: str) -> None:
+    """Refuse a metric's value: missing, a pass@k estimate, or not a number."""
     where = _where(file, line, record)
     if value is _MISSING:
         names = record.get("metrics")
@@ -442,5 +439,6 @@ def _check_runs(runs: pd.DataFrame, width: int, count: int, task: str, partial: 
 
 
 def _where(file: Path, line: int, record: dict[str, Any]) -> str:
+    """Name a line of a samples file and its doc_id, for the messages."""
     doc = record.get("doc_id")
     return f"{file}, line {line}" + ("" if doc is None else f" (doc_id {doc!r})")

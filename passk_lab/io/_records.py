@@ -30,6 +30,7 @@ __all__ = [
     "absent",
     "array",
     "boolean",
+    "check_name",
     "check_partial",
     "check_trials",
     "integer",
@@ -300,6 +301,21 @@ def trial_number(
             where, field, "every run needs its trial number (0, 1, 2, ...) within its task"
         )
     return integer(value, where, field, rule, minimum=0)
+
+
+def check_name(value: object, option: str, what: str) -> None:
+    """Refuse an option naming a field of the file (`what`) that is neither None nor a str.
+
+    Examples
+    --------
+    >>> check_name("exact_match", "metric", "a metric's name")
+    >>> check_name(1, "metric", "a metric's name")
+    Traceback (most recent call last):
+    ...
+    TypeError: metric must be a metric's name (a str), got 1
+    """
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{option} must be {what} (a str), got {value!r}")
 
 
 def check_partial(partial: object) -> None:

@@ -208,6 +208,7 @@ def _sources(path: str | Path | Sequence[str | Path]) -> list[tuple[Path, Path |
 
 
 def _read_results(file: Path, folder: Path | None, partial: bool) -> pd.DataFrame:
+    """Return one evaluation's rows: its simulations, checked against its declared trials."""
     results = load_json(file, _WHAT, kind=dict)
     info = mapping(
         results.get("info"), str(file), "info", f"{_WHAT} (its keys: {sorted(results)[:8]})"
@@ -251,6 +252,7 @@ def _object(file: Path, info: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def _inline(file: Path, simulations: object) -> tuple[list[Any], list[str]]:
+    """Return the simulations a results file holds, and how messages name each."""
     simulations = array(
         simulations, str(file), "simulations", "tau2-bench writes a list of simulation runs"
     )
@@ -308,6 +310,7 @@ def _folder(file: Path, folder: Path, index: object) -> tuple[list[Any], list[st
 
 
 def _frame(file: Path, simulations: list[Any], names: list[str]) -> pd.DataFrame:
+    """Return the simulations' rows, each field checked; `names` gains each one's task_id."""
     count = len(simulations)
     tasks: list[int | str] = []
     trials: list[int] = []

@@ -116,6 +116,7 @@ def read_tau_bench(
 
 
 def _read_file(file: Path, model: str | None, domain: str | None) -> pd.DataFrame:
+    """Return one results file's rows, one per record."""
     records = _records(file)
     tasks: list[object] = []
     trials: list[int] = []
@@ -166,6 +167,7 @@ def _read_file(file: Path, model: str | None, domain: str | None) -> pd.DataFram
 
 
 def _records(file: Path) -> list[Any]:
+    """Return a results file's records, refusing a file that holds none."""
     records: list[Any] = load_json(
         file, "a tau-bench results file is a JSON list of run records", kind=list
     )
@@ -210,12 +212,14 @@ def _cost(info: dict[str, Any]) -> float | None:
 
 
 def _reward(record: dict[str, Any], where: str) -> float:
+    """Return a record's reward, a finite number."""
     if "reward" not in record:
         raise absent(where, "reward", "every tau-bench record has one (0.0 on an error)")
     return number(record["reward"], where, "reward", "a reward is a number in [0, 1]")
 
 
 def _error(info: dict[str, Any]) -> str | None:
+    """Return the error of a run that ended on one, None for a run that ended normally."""
     if info.get("error"):
         return str(info["error"])
     if info.get("reward_info") is None:
@@ -227,6 +231,7 @@ def _error(info: dict[str, Any]) -> str | None:
 
 
 def _where(file: Path, number: int, record: object) -> str:
+    """Name a record and its task_id, for the messages."""
     if isinstance(record, dict) and record.get("task_id") is not None:
         return f"{file}, record {number} (task_id {record['task_id']!r})"
     return f"{file}, record {number}"
