@@ -239,7 +239,13 @@ def _object(file: Path, what: str) -> dict[str, Any] | None:
 
 
 def relative_paths(files: list[str], root: Path) -> list[str]:
-    """Return each file's path within `root` (a folder), or its name (`root` a file)."""
+    """Return each file's path within `root` (a folder), or its name (`root` a file).
+
+    Examples
+    --------
+    >>> relative_paths(["jobs/a/result.json"], Path("jobs/a/result.json"))
+    ['result.json']
+    """
     if not os.path.isdir(root):
         return [os.path.basename(file) for file in files]
     start = len(_prefix(root))

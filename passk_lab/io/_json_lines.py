@@ -395,7 +395,16 @@ def first_bad_line(file: Path) -> str | None:
 
 
 def json_line_numbers(file: Path) -> list[int]:
-    """Return the line (1 the first) of each row of a JSON Lines file: blank lines are skipped."""
+    r"""Return the line (1 the first) of each row of a JSON Lines file: blank lines are skipped.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> file = Path(tempfile.mkdtemp()) / "runs.jsonl"
+    >>> _ = file.write_text('{"task": 1}\n\n  \n{"task": 2}\n')
+    >>> json_line_numbers(file)
+    [1, 4]
+    """
     return [number for number, _ in _json_rows(file)]
 
 
