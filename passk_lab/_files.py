@@ -79,7 +79,23 @@ def not_utf8(file: Path, data: bytes, error: UnicodeDecodeError) -> ValueError:
 
 
 def read_text(file: Path) -> str:
-    """Return a file's text, decoded as UTF-8, refusing bytes that are not as a ValueError."""
+    r"""Return a file's text, decoded as UTF-8, refusing bytes that are not as a ValueError.
+
+    Raises
+    ------
+    ValueError
+        If the file cannot be read, or is not UTF-8 (naming the first bad byte and its line).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> file = Path(tempfile.mkdtemp()) / "runs.csv"
+    >>> _ = file.write_bytes(b"task\ncaf\xe9\n")
+    >>> read_text(file)
+    Traceback (most recent call last):
+    ...
+    ValueError: ...runs.csv: not UTF-8 text at byte 8 (line 2); save the file as UTF-8
+    """
     try:
         data = file.read_bytes()
     except OSError as exc:
@@ -91,7 +107,16 @@ def read_text(file: Path) -> str:
 
 
 def ends_with_line_break(file: Path, size: int) -> bool:
-    """Tell whether a file of `size` bytes ends with a line break (an empty one does not)."""
+    r"""Tell whether a file of `size` bytes ends with a line break (an empty one does not).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> file = Path(tempfile.mkdtemp()) / "runs.csv"
+    >>> _ = file.write_bytes(b"task\na")
+    >>> ends_with_line_break(file, 6), ends_with_line_break(file, 5)
+    (False, True)
+    """
     if not size:
         return False
     with file.open("rb") as data:

@@ -184,9 +184,9 @@ def test_ids_are_marked_as_repeats_once(tmp_path, monkeypatch):
 
 
 def test_the_missing_value_check_is_the_runs_tables_one(tmp_path):
-    from passk_lab.io import _counts, _tables
+    from passk_lab.io import _counts, _table_files
 
-    assert _counts.require_complete is _tables.require_complete
+    assert _counts.require_complete is _table_files.require_complete
     path = tmp_path / "counts.csv"
     path.write_text("task,n,c\na,5,2\nb,5,\n")
     with pytest.raises(ValueError, match=r"row 1 \(line 3\): c is missing.*every task needs"):

@@ -175,8 +175,8 @@ def test_every_row_passes_on_options_its_reader_takes_by_keyword():
         "samples": (),
         "lm-eval": ("metric", "filter", "threshold", "partial"),
         "inspect": ("scorer", "threshold"),
-        "counts": ("task", "n", "c", "by"),
-        "table": ("task", "run", "passed", "reward", "threshold", "by"),
+        "counts": ("by", "task", "n", "c"),
+        "table": ("by", "task", "run", "passed", "reward", "threshold"),
         "ledger": (),
     }
     assert {row.name: row.options for row in REGISTRY} == expected

@@ -10,7 +10,8 @@ import pytest
 from fixtures import build_harbor
 
 import passk_lab as pk
-from passk_lab.io._harbor import is_harbor, read_harbor
+from passk_lab.io._harbor import read_harbor
+from passk_lab.io._harbor_jobs import is_harbor
 
 FIXTURE = Path(__file__).parent / "fixtures" / "harbor"
 JOB = FIXTURE / build_harbor.JOB
@@ -264,7 +265,7 @@ def test_a_trial_without_trial_name_is_refused(job):
     edit(trial_file(job), lambda r: r.pop("trial_name"))
     with pytest.raises(
         ValueError,
-        match=r"b5Rk9Lm/result.json \(task_name 'terminal-bench/regex-log'\): trial_name is None",
+        match=r"b5Rk9Lm/result.json \(task_name 'terminal-bench/regex-log'\): no trial_name; every",
     ):
         read_harbor(job)
 
@@ -289,9 +290,9 @@ def test_a_copied_trial_is_refused(job):
     ("rewards", "message"),
     [
         ({"reward": "1.0"}, r"rewards.reward is '1.0', text"),
-        ({"reward": None}, r"rewards.reward is None, null"),
+        ({"reward": None}, r": no verifier_result.rewards.reward; a reward is a number"),
         ({"reward": 1.5}, r"reward is 1.5, outside \[0, 1\]"),
-        ({}, r"rewards is \{\}"),
+        ({}, r"rewards is \{\}, an empty object; Harbor's rewards are an object"),
     ],
 )
 def test_a_bad_reward_is_refused(job, rewards, message):
@@ -306,7 +307,7 @@ def test_a_bad_reward_is_refused(job, rewards, message):
 def test_a_nan_reward_is_refused(job):
     file = trial_file(job)
     file.write_text(file.read_text().replace('"reward": 1.0', '"reward": NaN'))
-    with pytest.raises(ValueError, match=r"b5Rk9Lm.*rewards.reward is NaN"):
+    with pytest.raises(ValueError, match=r"b5Rk9Lm.*rewards.reward is nan, not a finite number"):
         read_harbor(job)
 
 
@@ -332,7 +333,8 @@ def test_a_file_that_is_not_json_or_cut_short_is_refused(job):
 def test_a_wrong_top_level_shape_is_refused(job):
     trial_file(job).write_text("[1, 2]")
     with pytest.raises(
-        ValueError, match=r"b5Rk9Lm/result.json: expected a JSON object .*got a list"
+        ValueError,
+        match=r"b5Rk9Lm/result.json: the file is \[.*\], a list; a Harbor trial's result",
     ):
         read_harbor(job)
 

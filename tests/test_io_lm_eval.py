@@ -146,7 +146,10 @@ def test_a_duplicate_document(tmp_path: Path) -> None:
     ("change", "message"),
     [
         (lambda r: r.pop("doc_id"), r"line 1: no doc_id"),
-        (lambda r: r.update(doc_id="zero"), r"line 1 \(doc_id 'zero'\): doc_id is 'zero', a text"),
+        (
+            lambda r: r.update(doc_id="zero"),
+            r"line 1 \(doc_id 'zero'\): doc_id is 'zero', text; lm-eval numbers documents",
+        ),
         (lambda r: r.update(doc_id=1.5), r"line 1 \(doc_id 1.5\): doc_id is 1.5"),
         (lambda r: r.pop("exact_match"), r"line 1 \(doc_id 0\): no exact_match; .*metric="),
         (
@@ -230,7 +233,9 @@ def test_not_json_and_cut_short(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"samples_gsm8k_2024-05-01.*UTF-8"):
         read_lm_eval(files[0])
     files[0].write_text("[1, 2]\n")
-    with pytest.raises(ValueError, match=r"line 1: expected a JSON object"):
+    with pytest.raises(
+        ValueError, match=r"line 1: the line is \[1, 2\], a list; an lm-evaluation-harness samples"
+    ):
         read_lm_eval(files[0])
     files[0].write_text("")
     with pytest.raises(ValueError, match=r"no lines"):

@@ -181,3 +181,14 @@ def test_a_file_without_a_final_line_break_is_read_with_a_warning(tmp_path, name
     assert len(runs) == 2
     path.write_bytes(data + b"\n")
     assert len(read_runs(path, threshold=0)) == 2  # and no warning
+
+
+# --- options -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["read_tau2", "read_harbor", "read_hal", "read_lm_eval"])
+def test_every_reader_refuses_a_partial_that_is_not_a_bool(tmp_path, name):
+    import passk_lab.io as io
+
+    with pytest.raises(TypeError, match=r"^partial must be True or False, got 'no'$"):
+        getattr(io, name)(tmp_path / "missing.json", partial="no")

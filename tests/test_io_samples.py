@@ -37,16 +37,19 @@ def test_the_sniff_leaves_other_json_alone(tmp_path):
 @pytest.mark.parametrize(
     ("body", "match"),
     [
-        ('{"a": [true], "b": []}', r"task 'b': an empty list"),
-        ('{"a": [true], "b": true}', r"task 'b': a boolean, not a list"),
-        ('{"a": [true], "b": [true, 1]}', r"task 'b', sample 1: 1 is an integer, not a boolean"),
-        ('{"a": [true, "true"]}', r"task 'a', sample 1: 'true' is text"),
-        ('{"a": [true], "b": [null]}', r"task 'b', sample 0: None is null"),
-        ('{"a": [true], "b": [false, [true]]}', r"task 'b', sample 1: \[True\] is a list"),
-        ('{"a": [[true], [false]]}', r"task 'a', sample 0: \[True\] is a list"),
+        ('{"a": [true], "b": []}', r"json: task 'b' is \[\], an empty list; every task needs"),
+        ('{"a": [true], "b": true}', r"json: task 'b' is True, a boolean; every task needs a list"),
+        ('{"a": [true], "b": [true, 1]}', r"task 'b': sample 1 is 1, an integer; a verdict is"),
+        ('{"a": [true, "true"]}', r"task 'a': sample 1 is 'true', text; a verdict is true or"),
+        ('{"a": [true], "b": [null]}', r"task 'b': sample 0 is None, null; a verdict is"),
+        ('{"a": [true], "b": [false, [true]]}', r"task 'b': sample 1 is \[True\], a list; a"),
+        ('{"a": [[true], [false]]}', r"task 'a': sample 0 is \[True\], a list; a verdict"),
         ("{}", r"no tasks"),
-        ("[true, false]", r"holds a list; a samples file is a JSON object"),
-        ('{"raw_scored_generations": [true]}', r"holds a list"),
+        ("[true, false]", r"json: the file is \[True, False\], a list; a samples file is a JSON"),
+        (
+            '{"raw_scored_generations": [true]}',
+            r"json: raw_scored_generations is \[True\], a list; a samples file is a JSON object",
+        ),
         ('{"a": [true, fal', r"not valid JSON.*ends early"),
     ],
 )

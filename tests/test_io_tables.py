@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import passk_lab as pk
 from passk_lab._errors import keywords_of
-from passk_lab.io import _tables, read_runs
+from passk_lab.io import _json_lines, _table_files, read_runs
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".ndjson", ".parquet", ".pq"])
@@ -239,7 +239,7 @@ TEXTS = ("task",)  # the columns read_runs reads as text: its task ids
 def read_both(tmp_path, data):
     path = tmp_path / "runs.jsonl"
     path.write_bytes(data)
-    return _tables._json_lines_by_pyarrow(path, TEXTS), _tables._json_lines_by_pandas(path, TEXTS)
+    return _json_lines._read_by_pyarrow(path, TEXTS), _json_lines._read_by_pandas(path, TEXTS)
 
 
 def assert_same_frame(fast, slow):
@@ -378,7 +378,7 @@ READ_BY_PANDAS = {
 def test_where_the_readers_part_pandas_reads_the_file(tmp_path, data):
     path = tmp_path / "runs.jsonl"
     path.write_bytes(data)
-    assert _tables._json_lines_by_pyarrow(path, TEXTS) is None
+    assert _json_lines._read_by_pyarrow(path, TEXTS) is None
 
 
 # Files the fast path leaves to pandas' reader though the readers need not part on them: pyarrow's
@@ -424,9 +424,9 @@ def test_pyarrow_reads_any_records_as_pandas_does_or_leaves_them_to_it(records, 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "runs.jsonl"
         path.write_text(newline.join(map(json.dumps, records)) + newline, newline="")
-        fast = _tables._json_lines_by_pyarrow(path, TEXTS)
+        fast = _json_lines._read_by_pyarrow(path, TEXTS)
         try:
-            slow = _tables._json_lines_by_pandas(path, TEXTS)
+            slow = _json_lines._read_by_pandas(path, TEXTS)
         except ValueError:
             assert fast is None
             return
@@ -465,12 +465,12 @@ def test_pyarrow_takes_plain_records_of_the_drawn_kind(tmp_path, newline):
     for _ in range(40):
         records = plain_records(rng)
         path.write_text(newline.join(map(json.dumps, records)) + newline, newline="")
-        fast = _tables._json_lines_by_pyarrow(path, TEXTS)
+        fast = _json_lines._read_by_pyarrow(path, TEXTS)
         assert fast is not None, records
-        assert_same_frame(fast, _tables._json_lines_by_pandas(path, TEXTS))
+        assert_same_frame(fast, _json_lines._read_by_pandas(path, TEXTS))
 
 
-def test_without_pyarrow_pandas_reads_json_lines(monkeypatch, tmp_path):
+def test_without_pyarrow_a_json_lines_table_is_refused_naming_the_dependency(monkeypatch, tmp_path):
     import builtins
 
     real_import = builtins.__import__
@@ -483,8 +483,8 @@ def test_without_pyarrow_pandas_reads_json_lines(monkeypatch, tmp_path):
     path = tmp_path / "runs.jsonl"
     path.write_bytes(READ_ALIKE["a runs table"])
     monkeypatch.setattr(builtins, "__import__", no_pyarrow)
-    assert _tables._json_lines_by_pyarrow(path, TEXTS) is None
-    assert read_runs(path)["passed"].tolist() == [True, False]
+    with pytest.raises(ImportError, match=r"reading runs\.jsonl needs pyarrow \(pyarrow\)"):
+        read_runs(path)
 
 
 def test_read_runs_gives_the_same_runs_either_way(monkeypatch, tmp_path):
@@ -496,7 +496,7 @@ def test_read_runs_gives_the_same_runs_either_way(monkeypatch, tmp_path):
     path = tmp_path / "runs.jsonl"
     runs.drop(columns=["passed", "run"]).to_json(path, orient="records", lines=True)
     fast = read_runs(path, threshold=0.5)
-    monkeypatch.setattr(_tables, "_json_lines_by_pyarrow", lambda file, texts: None)
+    monkeypatch.setattr(_json_lines, "_read_by_pyarrow", lambda file, texts: None)
     pd.testing.assert_frame_equal(fast, read_runs(path, threshold=0.5), check_exact=True)
     assert fast["passed"].tolist() == runs["passed"].tolist()
     assert fast["run"].tolist() == runs["run"].tolist()
@@ -515,7 +515,7 @@ def assert_refused_as_before(monkeypatch, path, message):
     fast = refusal(path)
     assert re.match(re.escape(str(path)) + message, fast), fast
     with monkeypatch.context() as patched:
-        patched.setattr(_tables, "_json_lines_by_pyarrow", lambda file, texts: None)
+        patched.setattr(_json_lines, "_read_by_pyarrow", lambda file, texts: None)
         assert refusal(path) == fast
 
 
@@ -653,9 +653,9 @@ def test_json_lines_task_ids_written_as_strings_stay_text_on_either_path(
 ):
     path = tmp_path / "runs.jsonl"
     path.write_text("".join(json.dumps({"task": task, "passed": True}) + "\n" for task in ids))
-    assert _tables._json_lines_by_pyarrow(path, TEXTS) is not None  # the fast path reads it
+    assert _json_lines._read_by_pyarrow(path, TEXTS) is not None  # the fast path reads it
     fast = read_runs(path)
-    monkeypatch.setattr(_tables, "_json_lines_by_pyarrow", lambda file, texts: None)
+    monkeypatch.setattr(_json_lines, "_read_by_pyarrow", lambda file, texts: None)
     slow = read_runs(path)
     pd.testing.assert_frame_equal(fast, slow, check_exact=True)
     assert fast["task"].tolist() == ids
@@ -666,7 +666,7 @@ def test_json_lines_integer_ids_are_int64_on_either_path(monkeypatch, tmp_path):
     path = tmp_path / "runs.jsonl"
     path.write_text("".join(json.dumps({"task": task, "passed": True}) + "\n" for task in ids))
     fast = read_runs(path)
-    monkeypatch.setattr(_tables, "_json_lines_by_pyarrow", lambda file, texts: None)
+    monkeypatch.setattr(_json_lines, "_read_by_pyarrow", lambda file, texts: None)
     slow = read_runs(path)
     pd.testing.assert_frame_equal(fast, slow, check_exact=True)
     assert fast["task"].dtype == np.int64
@@ -794,14 +794,14 @@ def test_json_ids_with_lone_surrogates_stay_apart_as_their_escapes(monkeypatch, 
     expected = ["a\\ud800", "a\\udbff", "\\ud800", "\U0001f600", "a\\ud800"]
     runs = read_runs(path)
     assert runs["task"].tolist() == expected
-    monkeypatch.setattr(_tables, "_json_lines_by_pyarrow", lambda file, texts: None)
+    monkeypatch.setattr(_json_lines, "_read_by_pyarrow", lambda file, texts: None)
     pd.testing.assert_frame_equal(read_runs(path), runs)
     assert pk.tally(runs)["task"].tolist() == ["a\\ud800", "a\\udbff", "\\ud800", "\U0001f600"]
 
 
 def test_a_valid_surrogate_pair_keeps_the_fast_path(tmp_path):
     path = jsonl(tmp_path, '{"task":"\\ud83d\\ude00","passed":true}')
-    fast = _tables._json_lines_by_pyarrow(path, TEXTS)
+    fast = _json_lines._read_by_pyarrow(path, TEXTS)
     assert fast is not None
     assert fast["task"].tolist() == ["\U0001f600"]
 
@@ -810,10 +810,10 @@ def test_the_texts_read_as_missing_are_pandas_own():
     # pandas' default reading, asked of every text in the copy and of near misses: each text
     # of the copy, and only those, is missing to pandas' own CSV reader
     near = ["na", "Null", "NONE", "nil", "-", "N/a", "#n/a", "NaN ", "0"]
-    texts = sorted(_tables._NA_TEXTS - {""}) + near
+    texts = sorted(_table_files._NA_TEXTS - {""}) + near
     column = pd.read_csv(io.StringIO("value\n" + "\n".join(texts) + "\n"), dtype=str)["value"]
     missing = dict(zip(texts, column.isna(), strict=True))
-    assert missing == {text: text in _tables._NA_TEXTS for text in texts}
+    assert missing == {text: text in _table_files._NA_TEXTS for text in texts}
     assert pd.read_csv(io.StringIO('value\n""\n'))["value"].isna().all()  # and the empty text
 
 
@@ -845,5 +845,5 @@ def test_task_ids_stay_text_beside_a_column_of_dates(monkeypatch, tmp_path):
     path = jsonl(tmp_path, '{"task":"007","note":"2024-01-01T00:00:00","passed":true}')
     runs = read_runs(path)
     assert runs["task"].tolist() == ["007"]
-    monkeypatch.setattr(_tables, "_json_lines_by_pyarrow", lambda file, texts: None)
+    monkeypatch.setattr(_json_lines, "_read_by_pyarrow", lambda file, texts: None)
     pd.testing.assert_frame_equal(read_runs(path), runs)

@@ -267,8 +267,16 @@ def test_a_normal_ending_without_a_reward_is_refused(tmp_path):
     [
         ("task_id", None, r"simulation 6: no task_id"),
         ("task_id", [2], r"simulation 6: task_id is \[2\], a list"),
-        ("termination_reason", "crashed", r"termination_reason is 'crashed'; tau2-bench writes"),
-        ("agent_cost", "cheap", r"agent_cost is 'cheap'; tau2-bench writes a number or null"),
+        (
+            "termination_reason",
+            "crashed",
+            r"termination_reason is 'crashed', an unknown reason; tau2-bench writes one of",
+        ),
+        (
+            "agent_cost",
+            "cheap",
+            r"agent_cost is 'cheap', text; tau2-bench writes a number or null",
+        ),
         ("duration", float("inf"), r"duration is inf"),
     ],
 )
@@ -285,7 +293,10 @@ def test_files_that_are_not_tau2_results_are_refused(tmp_path):
         read_tau2(cut)
     listed = tmp_path / "list.json"
     listed.write_text("[]")
-    with pytest.raises(ValueError, match=r"list\.json: not a tau2-bench results file: expected"):
+    with pytest.raises(
+        ValueError,
+        match=r"list\.json: the file is \[\], a list; a tau2-bench results file is a JSON",
+    ):
         read_tau2(listed)
     bare = copy(tmp_path, lambda r: r.pop("simulations"))
     with pytest.raises(ValueError, match=r"no simulations and no simulations/ folder"):
@@ -294,7 +305,7 @@ def test_files_that_are_not_tau2_results_are_refused(tmp_path):
     with pytest.raises(ValueError, match=r"results\.json: no simulations"):
         read_tau2(empty)
     scalar = copy(tmp_path, lambda r: r.update(simulations=7))
-    with pytest.raises(ValueError, match=r"simulations is an integer"):
+    with pytest.raises(ValueError, match=r"simulations is 7, an integer; tau2-bench writes a list"):
         read_tau2(scalar)
 
 
@@ -313,15 +324,25 @@ def test_a_folder_that_disagrees_with_its_index_is_refused(tmp_path):
         read_tau2(folder)
 
 
-@pytest.mark.parametrize("declared", [None, "3", 0, True])
-def test_a_missing_or_bad_num_trials_is_refused(tmp_path, declared):
+@pytest.mark.parametrize(
+    ("declared", "message"),
+    [
+        (None, r"no info\.num_trials"),
+        ("3", r"info\.num_trials is '3', text"),
+        (0, r"info\.num_trials is 0, below 1"),
+        (True, r"info\.num_trials is True, a boolean"),
+    ],
+)
+def test_a_missing_or_bad_num_trials_is_refused(tmp_path, declared, message):
     def change(results):
         if declared is None:
             del results["info"]["num_trials"]
         else:
             results["info"]["num_trials"] = declared
 
-    with pytest.raises(ValueError, match=r"results\.json: info\.num_trials is .*an integer >= 1"):
+    with pytest.raises(
+        ValueError, match=r"results\.json: " + message + r"; tau2-bench records the trials .* >= 1"
+    ):
         read_tau2(copy(tmp_path, change))
 
 
@@ -336,7 +357,10 @@ def test_partial_still_refuses_a_trial_past_num_trials(tmp_path):
     [
         (lambda s: s["reward_info"].update(reward=10**400), r"reward_info\.reward is 1000"),
         (lambda s: s.update(agent_cost=10**400), r"agent_cost is 1000"),
-        (lambda s: s.update(seed=2**70), r"seed is 1180591620717411303424; .*within int64"),
+        (
+            lambda s: s.update(seed=2**70),
+            r"seed is 1180591620717411303424, an integer too large for int64; .*within int64",
+        ),
     ],
 )
 def test_numbers_past_a_floats_range_are_refused(tmp_path, change, message):
@@ -347,7 +371,9 @@ def test_numbers_past_a_floats_range_are_refused(tmp_path, change, message):
 
 def test_an_info_entry_that_is_not_an_object_is_refused(tmp_path):
     file = copy(tmp_path, lambda r: r["info"].update(agent_info="gpt-4.1"))
-    with pytest.raises(ValueError, match=r"info\.agent_info is text; tau2-bench writes an object"):
+    with pytest.raises(
+        ValueError, match=r"info\.agent_info is 'gpt-4\.1', text; tau2-bench writes an object"
+    ):
         read_tau2(file)
 
 

@@ -139,11 +139,15 @@ def test_a_truncated_file_is_refused_as_cut_short(tmp_path):
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ({"task_id": 0}, r"expected a JSON list of run records .*got an object"),
-        ([1, 2], r"record 0: a record must be a JSON object, got an integer"),
-        ([None], r"record 0: a record must be a JSON object, got null"),
-        (["a"], r"record 0: a record must be a JSON object, got text"),
-        ([2.5], r"record 0: a record must be a JSON object, got a number with a fraction or an"),
+        (
+            {"task_id": 0},
+            r"r\.json: the file is \{'task_id': 0\}, an object; a tau-bench results file is a "
+            r"JSON list of run records",
+        ),
+        ([1, 2], r"record 0: the record is 1, an integer; a tau-bench record is a JSON object"),
+        ([None], r"record 0: the record is None, null; a tau-bench record is a JSON object"),
+        (["a"], r"record 0: the record is 'a', text; a tau-bench record is a JSON object"),
+        ([2.5], r"record 0: the record is 2\.5, a number with a fraction or an exponent; a tau-"),
     ],
 )
 def test_a_file_that_is_not_a_list_of_records_is_refused(tmp_path, content, message):
@@ -158,11 +162,14 @@ def test_a_file_that_is_not_a_list_of_records_is_refused(tmp_path, content, mess
         (lambda r: r.pop("task_id"), r"r\.json, record 2: no task_id"),
         (lambda r: r.update(task_id=None), r"r\.json, record 2: no task_id"),
         (lambda r: r.pop("reward"), r"record 2 \(task_id 1\): no reward"),
-        (lambda r: r.update(reward=None), r"record 2 \(task_id 1\): reward is None, not a number"),
-        (lambda r: r.update(reward="1.0"), r"record 2 \(task_id 1\): reward is '1\.0', not a"),
+        (
+            lambda r: r.update(reward=None),
+            r"record 2 \(task_id 1\): no reward; a reward is a number",
+        ),
+        (lambda r: r.update(reward="1.0"), r"record 2 \(task_id 1\): reward is '1\.0', text; a"),
         (lambda r: r.update(reward=1.5), r"record 2 \(task_id 1\): reward is 1\.5, outside \[0, 1"),
         (lambda r: r.update(reward=-0.5), r"record 2 \(task_id 1\): reward is -0\.5, outside"),
-        (lambda r: r.pop("trial"), r"record 2 \(task_id 1\): trial is None"),
+        (lambda r: r.pop("trial"), r"record 2 \(task_id 1\): no trial; every run needs its trial"),
         (lambda r: r.update(trial=-1), r"record 2 \(task_id 1\): trial is -1"),
     ],
 )
@@ -239,7 +246,10 @@ def test_one_task_id_spelled_as_an_integer_and_as_a_string_across_files_is_refus
             lambda r: r.update(task_id=-(2**63) - 1),
             r"record 2 \(task_id -9223372036854775809\): task_id is -9223372036854775809, an int",
         ),
-        (lambda r: r.update(trial=10**30), r"record 2 \(task_id 1\): trial is 10{30}; tau-bench"),
+        (
+            lambda r: r.update(trial=10**30),
+            r"record 2 \(task_id 1\): trial is 10{30}, an integer too large for int64; tau-bench",
+        ),
     ],
 )
 def test_an_id_or_trial_that_is_no_run_number_is_refused(tmp_path, change, message):

@@ -26,7 +26,8 @@ Examples
 from passk_lab.io._counts import read_counts
 from passk_lab.io._formats import FORMATS, detect_format, read
 from passk_lab.io._hal import read_hal
-from passk_lab.io._harbor import HARBOR_ERROR_KINDS, read_harbor
+from passk_lab.io._harbor import read_harbor
+from passk_lab.io._harbor_rewards import HARBOR_ERROR_KINDS
 from passk_lab.io._inspect_logs import read_inspect_log
 from passk_lab.io._lm_eval import read_lm_eval
 from passk_lab.io._samples import read_samples

@@ -12,12 +12,20 @@ import pandas as pd
 
 from passk_lab._data.rules import refuse_nested
 from passk_lab._errors import with_keywords
-from passk_lab.io._json import json_kind
-from passk_lab.io._tables import TABLE_SUFFIXES, check_json_ids, load_table, require_complete
+from passk_lab.io._json_lines import check_json_ids
+from passk_lab.io._records import json_kind, refusal
+from passk_lab.io._table_files import (
+    load_table,
+    rename_columns,
+    require_columns,
+    require_complete,
+    table_kind,
+)
 
 __all__ = ["is_counts", "read_counts"]
 
 _RUNS_MARKS = ("run", "passed", "reward")
+_WHOLE = 'a count is a whole number written as an integer (37, not 37.0, "37" or true)'
 _SNIFFED = 1 << 16
 """How much of a CSV or JSON Lines file the sniff reads, at most, to find its first line."""
 
@@ -25,26 +33,27 @@ _SNIFFED = 1 << 16
 def read_counts(
     path: str | Path,
     *,
+    by: str | Sequence[str] | None = None,
     task: str | None = None,
     n: str | None = None,
     c: str | None = None,
-    by: str | Sequence[str] | None = None,
 ) -> pd.DataFrame:
     r"""Read a table of per-task counts, one row per task: its runs ``n`` and passes ``c``.
 
     Such tables are what pass@k studies publish per problem (``{"task_id": ..., "n": 200,
     "c": 37}``); the result is a tally ``[*by, task, n, c]`` that :func:`passk_lab.tally`,
-    :func:`passk_lab.pass_pow_k` and :func:`passk_lab.reliability_curve` take.
+    :func:`passk_lab.pass_pow_k` and :func:`passk_lab.reliability_curve` take. Ids are read
+    as :func:`~passk_lab.io.read_runs` reads them (docs/reading.md, "Per-task counts").
 
     Parameters
     ----------
     path : str or pathlib.Path
         A ``.csv``, ``.jsonl`` (or ``.ndjson``) or ``.parquet`` (or ``.pq``) file.
+    by : str or sequence of str, optional
+        Grouping columns (such as ``model``); a task may appear once per group.
     task, n, c : str, optional
         The file's name for each column when it is not the name itself
         (``task="task_id"``, ``n="num_samples"``, ``c="num_correct"``).
-    by : str or sequence of str, optional
-        Grouping columns (such as ``model``); a task may appear once per group.
 
     Returns
     -------
@@ -81,6 +90,43 @@ def read_counts(
     file = Path(path)
     groups = [by] if isinstance(by, str) else list(by or ())
     names = {"task": task or "task", "n": n or "n", "c": c or "c"}
+    _check_groups(groups, names)
+    # in JSON Lines, counts are read as ids are (no text read as a number) to refuse "3"
+    counted = [names["n"], names["c"]] if table_kind(file) == "jsonl" else []
+    loaded, kind, where = load_table(
+        file, "counts", "one row per task", [names["task"], *groups, *counted]
+    )
+    frame = rename_columns(loaded, file, names)
+    unnamed = [own for own, given in names.items() if given == own]
+    require_columns(loaded, file, [*unnamed, *groups], own=unnamed)
+    _refuse_other_tables(frame, file)
+    keys = [*groups, "task"]
+    needs = "every task needs its id, its runs n and its passes c"
+    require_complete(frame, file, [*keys, "n", "c"], where, needs)
+    refuse_nested(frame, keys, "counts", where=where)
+    if kind == "jsonl":
+        for name in keys:
+            check_json_ids(frame[name], name, where)
+    columns = list(map(str, loaded.columns))
+    runs, passes = (
+        _whole(frame[name], name, where, _csv_text(file, columns.index(names[name])))
+        if kind == "csv"
+        else _whole(frame[name], name, where)
+        for name in ("n", "c")
+    )
+    _check_counts(runs, passes, where)
+    _check_once(frame, keys, where)
+    others = [name for name in frame.columns if name not in (*keys, "n", "c")]
+    result = frame[[*keys, *others]]
+    result.insert(len(keys), "n", runs)
+    result.insert(len(keys) + 1, "c", passes)
+    result["file"] = file.name
+    result.attrs["files"] = [str(file)]
+    return result
+
+
+def _check_groups(groups: list[str], names: dict[str, str]) -> None:
+    """Refuse a group that is the task or a count, the columns the result keeps as its own."""
     for group in groups:
         if group in (*names, *names.values()):
             raise with_keywords(
@@ -90,37 +136,10 @@ def read_counts(
                 ),
                 "by",
             )
-    id_columns = [names["task"], *groups]
-    kind = TABLE_SUFFIXES.get(file.suffix.lower())
-    # in JSON Lines, counts are read as ids are (no text read as a number) to refuse "3"
-    read_as_ids = [*id_columns, names["n"], names["c"]] if kind == "jsonl" else id_columns
-    frame, kind, where = load_table(file, "counts", "one row per task", read_as_ids)
-    columns = list(map(str, frame.columns))
-    for own, given in names.items():
-        if given not in frame.columns:
-            raise with_keywords(
-                ValueError(
-                    f"{file}: no {own} column (its columns are {columns}); name it with {own}='...'"
-                    if given == own
-                    else f"{file}: no column {given!r} (given as {own}=); its columns are {columns}"
-                ),
-                own,
-            )
-        if given != own and own in frame.columns:
-            raise with_keywords(
-                ValueError(
-                    f"{file}: has both a {own!r} column and {given!r} (given as {own}=); rename "
-                    f"one of them in the file, or name {own!r} itself"
-                ),
-                own,
-            )
-    for group in groups:
-        if group not in frame.columns:
-            raise with_keywords(
-                ValueError(f"{file}: no {group!r} column, named in by; its columns are {columns}"),
-                "by",
-            )
-    frame = frame.rename(columns={given: own for own, given in names.items() if given != own})
+
+
+def _refuse_other_tables(frame: pd.DataFrame, file: Path) -> None:
+    """Refuse a column ``file`` (the result's own) and the columns of a runs table."""
     if "file" in frame.columns:
         raise ValueError(
             f"{file}: has a column 'file', the name the result gives the file's name; rename "
@@ -132,25 +151,10 @@ def read_counts(
             f"{file}: has {', '.join(marks)}, the columns of a runs table (one row per run); "
             f"read it with read_runs, or drop or rename {', '.join(marks)} for a table of counts"
         )
-    keys = [*groups, "task"]
-    require_complete(
-        frame,
-        file,
-        [*keys, "n", "c"],
-        where,
-        "every task needs its id, its runs n and its passes c",
-    )
-    refuse_nested(frame, keys, "counts", where=where)
-    if kind == "jsonl":
-        for name in keys:
-            check_json_ids(frame[name], name, where)
-    counts = {
-        name: _whole(frame[name], name, where, _csv_text(file, columns.index(names[name])))
-        if kind == "csv"
-        else _whole(frame[name], name, where)
-        for name in ("n", "c")
-    }
-    runs, passes = counts["n"], counts["c"]
+
+
+def _check_counts(runs: np.ndarray, passes: np.ndarray, where: Callable[[int], str]) -> None:
+    """Refuse ``n < 1``, ``c < 0`` and ``c > n``, naming the first row that has one."""
     for bad, rule in (
         (runs < 1, "n must be at least 1: a task with no runs carries nothing; drop its row"),
         (passes < 0, "c must be at least 0"),
@@ -159,6 +163,11 @@ def read_counts(
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             raise ValueError(f"{where(row)}: n is {runs[row]} and c is {passes[row]}; {rule}")
+
+
+def _check_once(frame: pd.DataFrame, keys: list[str], where: Callable[[int], str]) -> None:
+    """Refuse a task listed twice (within its group)."""
+    groups = keys[:-1]
     # hashing the ids once to tell they are unique costs half of marking each repeat
     unique = not groups and frame["task"].is_unique
     repeated = np.zeros(0, bool) if unique else frame.duplicated(keys).to_numpy()
@@ -174,13 +183,6 @@ def read_counts(
             ),
             "by",
         )
-    others = [name for name in frame.columns if name not in (*keys, "n", "c")]
-    result = frame[[*keys, *others]]
-    result.insert(len(keys), "n", runs)
-    result.insert(len(keys) + 1, "c", passes)
-    result["file"] = file.name
-    result.attrs["files"] = [str(file)]
-    return result
 
 
 def _whole(
@@ -199,17 +201,16 @@ def _whole(
         values = column.to_numpy()
         if values.dtype == np.uint64 and (values > np.iinfo(np.int64).max).any():
             row = int(np.argmax(values > np.iinfo(np.int64).max))
-            raise ValueError(f"{where(row)}: {name} is {values[row]}, too large for a count")
+            rule, large = "a count is a whole number within int64", "an integer too large for int64"
+            raise refusal(where(row), name, int(values[row]), rule, large)
         return values.astype(np.int64)
     if text is not None:
         cells = text()
         bad = next((row for row, cell in enumerate(cells) if not _integer(cell)), None)
         if bad is None:  # pandas reads such a column as int64; should it not, their integers
             return np.array([int(cell) for cell in cells], dtype=np.int64)
-        raise ValueError(
-            f"{where(bad)}: {name} is {cells[bad]!r}, not an integer within int64; a count is "
-            f"a whole number written as an integer (37, not 37.0 or 3.7e1)"
-        )
+        rule = "a count is a whole number written as an integer (37, not 37.0 or 3.7e1)"
+        raise refusal(where(bad), name, cells[bad], rule, "not an integer within int64")
     if pd.api.types.is_float_dtype(column.dtype):
         values = column.to_numpy(dtype=np.float64)
         fraction = values != np.trunc(values)
@@ -218,10 +219,7 @@ def _whole(
         whole = column.map(lambda value: json_kind(value) == "an integer").to_numpy(bool)
         row = int(np.argmin(whole))
     value = column.iloc[row : row + 1].tolist()[0]
-    raise ValueError(
-        f"{where(row)}: {name} is {value!r}, {json_kind(value)}; a count is a whole number "
-        f'written as an integer (37, not 37.0, "37" or true)'
-    )
+    raise refusal(where(row), name, value, _WHOLE)
 
 
 def _csv_text(file: Path, position: int) -> Callable[[], list[str]]:
@@ -253,7 +251,7 @@ def is_counts(path: Path) -> bool:
     >>> is_counts(folder / "counts.csv"), is_counts(folder / "runs.csv")
     (True, False)
     """
-    kind = TABLE_SUFFIXES.get(Path(path).suffix.lower())
+    kind = table_kind(Path(path))
     if kind is None or not Path(path).is_file():
         return False
     names: list[str]

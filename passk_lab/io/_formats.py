@@ -27,11 +27,13 @@ from passk_lab.harness import read_ledger
 from passk_lab.harness._ledger_format import FORMAT as LEDGER_FORMAT
 from passk_lab.io._counts import is_counts, read_counts
 from passk_lab.io._hal import is_hal, read_hal
-from passk_lab.io._harbor import is_harbor, read_harbor
+from passk_lab.io._harbor import read_harbor
+from passk_lab.io._harbor_jobs import is_harbor
 from passk_lab.io._inspect_logs import read_inspect_log
 from passk_lab.io._lm_eval import is_lm_eval, read_lm_eval
 from passk_lab.io._samples import is_samples, read_samples
-from passk_lab.io._tables import TABLE_SUFFIXES, read_runs
+from passk_lab.io._table_files import TABLE_SUFFIXES
+from passk_lab.io._tables import read_runs
 from passk_lab.io._tau2 import is_tau2, read_tau2
 from passk_lab.io._tau_bench import read_tau_bench
 
@@ -65,7 +67,7 @@ class Format:
     >>> import pathlib
     >>> row = Format("table", read_runs, lambda path: path.suffix == ".csv")
     >>> row.options
-    ('task', 'run', 'passed', 'reward', 'threshold', 'by')
+    ('by', 'task', 'run', 'passed', 'reward', 'threshold')
     >>> row.sniff(pathlib.Path("runs.csv"))
     True
     """

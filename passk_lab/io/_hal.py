@@ -22,8 +22,19 @@ import numpy as np
 import pandas as pd
 
 from passk_lab._choices import ERROR_KINDS
-from passk_lab.io._json import json_kind
-from passk_lab.io._records import check_trials, load_json, result_files, task_id
+from passk_lab.io._json_files import load_json, result_files
+from passk_lab.io._records import (
+    absent,
+    array,
+    check_partial,
+    check_trials,
+    integer,
+    mapping,
+    number,
+    refusal,
+    task_id,
+    text,
+)
 from passk_lab.io._rewards import decide
 
 __all__ = ["is_hal", "read_hal"]
@@ -34,6 +45,7 @@ _SNIFF = re.compile(r'^\s*\{\s*"config"\s*:\s*\{')
 # keys only HAL writes; a file not named *_UPLOAD.json needs one of them in its first 4 KB
 _OWN_KEYS = ('"agent_name"', '"benchmark_name"', '"raw_eval_results"')
 _COREBENCH = ("correct_written_answers", "correct_vision_answers")
+_COUNTS = "CORE-Bench counts answers and questions as whole numbers of at least 0"
 # raw_eval_results shapes of HAL benchmarks this reader does not map to tasks, by a key they hold
 _UNSUPPORTED = {
     "sdict": "USACO",
@@ -60,16 +72,11 @@ def read_hal(
     of its agent, model and benchmark; a task missing from one is refused unless
     ``partial=True``.
 
-    ``raw_eval_results`` is read in three shapes: an object of tasks whose results hold a
-    ``reward`` or a ``score`` (tau-bench, GAIA and any benchmark in that style), or text (HAL
-    writes ``"ERROR: ..."`` for a task whose agent failed; HAL counts it among
-    ``failed_tasks``: here a failed run with reward 0, ``error`` the text, ``error_kind``
-    ``"timeout"`` when it says it timed out and ``"infrastructure"`` otherwise); CORE-Bench's
-    counts of correct answers (integers, each between 0 and its total; reward = correct /
-    total questions, so a pass is every answer right, as HAL decides; an ``error`` there is an
-    agent error); and AppWorld's ``individual`` results (reward 1 when ``success`` is true).
-    A reward or score is a finite number, not a boolean. The shape is told by the first task
-    whose result is an object. Other benchmarks' shapes are refused.
+    ``raw_eval_results`` is read in three shapes, told by the first task whose result is an
+    object: tasks whose results hold a ``reward`` or a ``score`` (or HAL's ``"ERROR: ..."``
+    text, a failed run), CORE-Bench's counts of correct answers, and AppWorld's
+    ``individual`` results; docs/reading.md ("HAL (Holistic Agent Leaderboard) upload files")
+    says how each becomes a reward and an error. Other benchmarks' shapes are refused.
 
     Parameters
     ----------
@@ -100,6 +107,8 @@ def read_hal(
         ``results.successful_tasks``/``failed_tasks`` that is not a list or names a task with
         no result, a run id read twice, or (without `partial`) a task missing from a file of
         its agent, model and benchmark.
+    TypeError
+        If `partial` is not True or False.
 
     Examples
     --------
@@ -122,7 +131,8 @@ def read_hal(
     2    0    1    True   tb_2  gpt-4o
     3    1    1    True   tb_2  gpt-4o
     """
-    files = _files(path)
+    check_partial(partial)
+    files = result_files(path, "HAL upload file", within=f"*{_UPLOAD}")
     loaded = [(file, _upload(file)) for file in files]
     groups: dict[tuple[str, str, str | None], list[tuple[Path, dict[str, Any]]]] = {}
     for file, upload in loaded:
@@ -206,30 +216,13 @@ def _check_runs(
     )
 
 
-def _files(path: str | Path | Sequence[str | Path]) -> list[Path]:
-    if isinstance(path, str | Path) and os.path.isdir(path):
-        found = sorted(Path(path).rglob(f"*{_UPLOAD}"))
-        if not found:
-            raise FileNotFoundError(f"no HAL upload file (*{_UPLOAD}) under the directory {path}")
-        return result_files(found, "HAL upload file")
-    return result_files(path, "HAL upload file")
-
-
 def _upload(file: Path) -> dict[str, Any]:
-    upload = load_json(file, _WHAT)
-    if not isinstance(upload, dict):
-        raise ValueError(
-            f"{file}: expected a JSON object (HAL's upload file), got {json_kind(upload)}"
-        )
-    config = upload.get("config")
-    if not isinstance(config, dict):
-        raise ValueError(f"{file}: no config object; {_WHAT}")
+    """Return an upload file's object, checked to hold the config fields that tell runs apart."""
+    upload: dict[str, Any] = load_json(file, _WHAT, kind=dict)
+    config = mapping(upload.get("config"), str(file), "config", _WHAT)
     for field in ("agent_name", "benchmark_name", "run_id"):
-        if not isinstance(config.get(field), str) or not config[field]:
-            raise ValueError(
-                f"{file}: config.{field} is {config.get(field)!r}; HAL writes it as text, and the "
-                f"reader needs it to tell runs apart"
-            )
+        rule = "HAL writes it as text, and the reader needs it to tell runs apart"
+        text(config.get(field), str(file), f"config.{field}", rule, empty=False)
     if config.get("prompt_sensitivity"):
         raise ValueError(
             f"{file}: config.prompt_sensitivity is true: raw_eval_results holds prompt variations "
@@ -246,26 +239,9 @@ def _model(config: dict[str, Any]) -> str | None:
     return None if model is None else str(model)
 
 
-def _number(value: object, where: str, field: str) -> float:
-    """Return a reward, refusing booleans, text, null and non-finite numbers."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{where}: {field} is {value!r}, {json_kind(value)}; a reward is a number")
-    if not math.isfinite(value):
-        raise ValueError(
-            f"{where}: {field} is {value!r}, not a finite number; a reward is a finite number "
-            f"(between 0 and 1 unless a threshold is given)"
-        )
-    return float(value)
-
-
-def _count(value: object, where: str, field: str) -> int:
-    """Return one of CORE-Bench's counts, refusing anything but a whole number of at least 0."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(
-            f"{where}: {field} is {value!r}, {json_kind(value)}; CORE-Bench counts answers and "
-            f"questions as whole numbers of at least 0"
-        )
-    return value
+def _reward(value: object, where: str, field: str) -> float:
+    """Return a reward: a finite number, not a boolean."""
+    return number(value, where, field, "a reward is a finite number (in [0, 1] by default)")
 
 
 def _counts(value: dict[str, Any], where: str) -> float:
@@ -273,8 +249,10 @@ def _counts(value: dict[str, Any], where: str) -> float:
     right, total = 0, 0
     for kind in ("written", "vision"):
         correct_field, total_field = f"correct_{kind}_answers", f"total_{kind}_questions"
-        correct = _count(value.get(correct_field), where, correct_field)
-        questions = _count(value.get(total_field), where, total_field)
+        correct, questions = (
+            integer(value.get(name), where, name, _COUNTS, minimum=0)
+            for name in (correct_field, total_field)
+        )
         if correct > questions:
             raise ValueError(
                 f"{where}: {correct_field} is {correct}, more than {total_field} {questions}; "
@@ -289,9 +267,9 @@ def _results(file: Path, raw: object) -> tuple[dict[str, Any], str]:
     if isinstance(raw, dict) and isinstance(raw.get("individual"), dict):
         return raw["individual"], "appworld"
     if not isinstance(raw, dict) or not raw:
-        raise ValueError(
-            f"{file}: raw_eval_results is {json_kind(raw)}{' (empty)' if raw == {} else ''}; "
-            f"read are objects of tasks (tau-bench, GAIA, CORE-Bench) and AppWorld's"
+        rule = "read are objects of tasks (tau-bench, GAIA, CORE-Bench) and AppWorld's"
+        raise refusal(
+            str(file), "raw_eval_results", raw, rule, "an empty object" if raw == {} else None
         )
     for key, benchmark in _UNSUPPORTED.items():
         if key in raw:
@@ -309,6 +287,7 @@ def _results(file: Path, raw: object) -> tuple[dict[str, Any], str]:
 def _read_file(
     file: Path, upload: dict[str, Any], trial: int, threshold: float | None
 ) -> pd.DataFrame:
+    """Return one upload file's rows: one run (`trial`) of every task it holds."""
     config = upload["config"]
     per_task, shape = _results(file, upload["raw_eval_results"])
     results = _object(upload, "results")
@@ -316,12 +295,8 @@ def _read_file(
         listed_tasks = results.get(listed)
         if listed_tasks is None:
             continue
-        if not isinstance(listed_tasks, list):
-            raise ValueError(
-                f"{file}: results.{listed} is {json_kind(listed_tasks)}; HAL writes a list of "
-                f"task ids"
-            )
-        for task in listed_tasks:
+        rule = "HAL writes a list of task ids"
+        for task in array(listed_tasks, str(file), f"results.{listed}", rule):
             if str(task) not in per_task:
                 raise ValueError(
                     f"{file}: task {task!r} is in results.{listed} but has no result in "
@@ -335,43 +310,14 @@ def _read_file(
     rewards = np.empty(size, dtype=np.float64)
     errors: list[str | None] = []
     kinds: list[str | None] = []
-    for number, (name, value) in enumerate(per_task.items()):
+    for position, (name, value) in enumerate(per_task.items()):
         where = f"{file}, raw_eval_results[{name!r}]"
         if not name:
             raise ValueError(
                 f"{where}: the task id is empty; every run needs the task it belongs to"
             )
         tasks.append(task_id(name, where))
-        error, kind = None, None
-        if isinstance(value, str):
-            error, reward = value, 0.0
-            kind = "timeout" if "timed out" in value.lower() else "infrastructure"
-        elif not isinstance(value, dict):
-            raise ValueError(
-                f"{where}: the result is {json_kind(value)}; a task's result is an object (or "
-                f"HAL's error text)"
-            )
-        elif shape == "corebench":
-            reward = _counts(value, where)
-        elif shape == "appworld":
-            if "success" not in value:
-                raise ValueError(f"{where}: no success; AppWorld's individual results hold one")
-            success = value["success"]
-            if isinstance(success, bool):
-                reward = float(success)
-            else:
-                reward = _number(success, where, "success")
-        else:
-            field = "reward" if "reward" in value else "score"
-            if field not in value:
-                raise ValueError(
-                    f"{where}: no reward or score (found keys {sorted(value)[:6]}); every "
-                    f"task's result needs one"
-                )
-            reward = _number(value[field], where, field)
-        if isinstance(value, dict) and value.get("error"):
-            error, kind = str(value["error"]), "agent"
-        rewards[number] = reward
+        rewards[position], error, kind = _task_result(value, shape, where)
         errors.append(error)
         kinds.append(kind)
     names = list(per_task)
@@ -400,6 +346,33 @@ def _read_file(
             "file": pd.Series([file.name] * size, dtype="str"),
         }
     )
+
+
+def _task_result(value: object, shape: str, where: str) -> tuple[float, str | None, str | None]:
+    """Return a task's reward, error and error kind from its result in raw_eval_results."""
+    if isinstance(value, str):  # HAL's "ERROR: ..." for a task whose agent failed
+        return 0.0, value, "timeout" if "timed out" in value.lower() else "infrastructure"
+    result = mapping(
+        value, where, "the result", "a task's result is an object (or HAL's error text)"
+    )
+    if shape == "corebench":
+        reward = _counts(result, where)
+    elif shape == "appworld":
+        if "success" not in result:
+            raise absent(where, "success", "AppWorld's individual results hold one")
+        success = result["success"]
+        reward = float(success) if isinstance(success, bool) else _reward(success, where, "success")
+    else:
+        field = "reward" if "reward" in result else "score"
+        if field not in result:
+            raise ValueError(
+                f"{where}: no reward or score (found keys {sorted(result)[:6]}); every "
+                f"task's result needs one"
+            )
+        reward = _reward(result[field], where, field)
+    if result.get("error"):
+        return reward, str(result["error"]), "agent"
+    return reward, None, None
 
 
 def _object(parent: dict[str, Any], field: str) -> dict[str, Any]:

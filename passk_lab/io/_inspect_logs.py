@@ -31,20 +31,13 @@ def read_inspect_log(
 ) -> pd.DataFrame:
     """Read Inspect AI eval logs into a runs table: one row per sample and epoch.
 
-    Needs inspect-ai (``pip install 'passk-lab[inspect]'``); the logs are read
-    with its public API (``read_eval_log`` for the header,
-    ``read_eval_log_sample_summaries`` for the samples), so both of Inspect's
-    formats and every version it reads are supported.
-
-    A score becomes a number as Inspect's reducers see it -- ``"C"`` is 1,
-    ``"P"`` 0.5, ``"I"`` and ``"N"`` 0, booleans and numbers as they are,
-    ``"yes"``/``"true"`` 1 and ``"no"``/``"false"`` 0 -- and the run passes
-    when that number reaches `threshold` (by default 1, as Inspect's
-    ``pass_at`` and ``pass_k`` reducers decide; up to 1e-6). A sample that
-    halted on an error keeps its ``error`` (a failed run by default, left out
-    with ``errors="exclude"``, which is how Inspect's own metrics treat it). A
-    sample with neither a score nor an error is flagged in ``error`` as
-    unscored, counted in ``attrs["n_unscored"]`` and warned about.
+    Needs inspect-ai (``pip install 'passk-lab[inspect]'``), whose public log
+    API reads the logs. A score becomes a number as Inspect's reducers see it
+    (``"C"`` is 1, ``"P"`` 0.5, ``"I"`` 0, ...) and the run passes when it
+    reaches `threshold`; a sample that halted on an error keeps its
+    ``error``, and one with neither a score nor an error is flagged as
+    unscored. docs/reading.md ("Inspect AI" and "Inspect AI scores, errors
+    and groups") gives the rules.
 
     Parameters
     ----------
@@ -83,16 +76,10 @@ def read_inspect_log(
 
     Warns
     -----
-    UserWarning
-        For a log whose eval did not finish (its status is not "success"), for
-        unscored samples, and for ``.eval`` or ``.json`` files in a directory
-        that Inspect does not list as logs (they are not read).
-
-    Notes
-    -----
-    With samples from several tasks or models in one table, group by
-    ``task_name`` or ``model`` (``by=["model"]``): a sample id names a task
-    only within its eval.
+    ReadWarning
+        For a log whose eval did not finish, for unscored samples, and for
+        ``.eval`` or ``.json`` files in a directory that Inspect does not list
+        as logs (they are not read).
 
     Examples
     --------
@@ -133,16 +120,7 @@ def read_inspect_log(
             "reading Inspect AI logs needs inspect-ai: pip install 'passk-lab[inspect]'"
         ) from exc
     source = Path(path)
-    logs: list[str | EvalLogInfo]
-    if os.path.isdir(source):
-        logs = list(list_eval_logs(str(source), descending=False))
-        if not logs:
-            raise FileNotFoundError(f"no Inspect logs (.eval or .json) in the directory {source}")
-        _warn_unlisted(source, {Path(_location(log)) for log in logs})
-    elif os.path.lexists(source):
-        logs = [str(source)]
-    else:
-        raise FileNotFoundError(f"no such Inspect log file or directory: {source}")
+    logs = _logs(source, list_eval_logs)
     frames = []
     unscored = 0
     for log in logs:
@@ -160,6 +138,19 @@ def read_inspect_log(
             )
         )
     return runs
+
+
+def _logs(source: Path, list_eval_logs: Any) -> list[str | EvalLogInfo]:
+    """Return the logs a path names: the file, or the logs Inspect lists in the directory."""
+    if os.path.isdir(source):
+        logs: list[str | EvalLogInfo] = list(list_eval_logs(str(source), descending=False))
+        if not logs:
+            raise FileNotFoundError(f"no Inspect logs (.eval or .json) in the directory {source}")
+        _warn_unlisted(source, {Path(_location(log)) for log in logs})
+        return logs
+    if os.path.lexists(source):
+        return [str(source)]
+    raise FileNotFoundError(f"no such Inspect log file or directory: {source}")
 
 
 def _warn_unlisted(folder: Path, listed: set[Path]) -> None:
@@ -182,6 +173,7 @@ def _warn_unlisted(folder: Path, listed: set[Path]) -> None:
 
 
 def _location(log: str | EvalLogInfo) -> str:
+    """Return a log's path (a local file's path, decoded from Inspect's file URL)."""
     if isinstance(log, str):
         return log
     parsed = urlparse(log.name)
@@ -189,6 +181,7 @@ def _location(log: str | EvalLogInfo) -> str:
 
 
 def _read_log(log: str | EvalLogInfo, scorer: str | None, threshold: float | None) -> pd.DataFrame:
+    """Return one log's rows, one per sample and epoch, with its count of unscored runs."""
     from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
 
     file = _location(log)
@@ -254,6 +247,7 @@ def _read_log(log: str | EvalLogInfo, scorer: str | None, threshold: float | Non
 
 
 def _scorer(file: str, samples: list[EvalSampleSummary], scorer: str | None) -> str | None:
+    """Return the scorer whose score decides a pass: the one given, or a log's only one."""
     names = list(dict.fromkeys(name for sample in samples for name in (sample.scores or {})))
     if scorer is not None:
         if scorer not in names:
@@ -296,4 +290,5 @@ def _number(value: Any, file: str, sample: EvalSampleSummary, scorer: str | None
 
 
 def _where(file: str, sample: EvalSampleSummary) -> str:
+    """Name a log's sample and epoch, for the messages."""
     return f"{file}, sample {sample.id!r} epoch {sample.epoch}"

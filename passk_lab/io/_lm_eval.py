@@ -23,8 +23,17 @@ import pandas as pd
 
 from passk_lab._errors import with_keywords
 from passk_lab._files import encodable, read_text
-from passk_lab.io._json import json_kind
-from passk_lab.io._records import check_trials, load_json, result_files, task_id
+from passk_lab.io._json_files import load_json, result_files
+from passk_lab.io._records import (
+    absent,
+    check_name,
+    check_partial,
+    check_trials,
+    integer,
+    mapping,
+    refusal,
+    text,
+)
 from passk_lab.io._rewards import decide
 
 __all__ = ["is_lm_eval", "read_lm_eval"]
@@ -101,6 +110,8 @@ def read_lm_eval(
         names the file, the line, the ``doc_id`` and the field.
     FileNotFoundError
         If no file matches `path`.
+    TypeError
+        If `metric` or `filter` is not a str, or `partial` not True or False.
 
     Examples
     --------
@@ -125,11 +136,10 @@ def read_lm_eval(
     >>> pk.pass_pow_k(runs, 2)
     0.5
     """
-    if metric is not None and not isinstance(metric, str):
-        raise TypeError(f"metric must be a metric's name (a str), got {metric!r}")
-    if filter is not None and not isinstance(filter, str):
-        raise TypeError(f"filter must be a filter's name (a str), got {filter!r}")
-    files = _files(path)
+    check_name(metric, "metric", "a metric's name")
+    check_name(filter, "filter", "a filter's name")
+    check_partial(partial)
+    files = result_files(path, _WHAT, within="samples_*.jsonl")
     groups: dict[tuple[str, str], list[tuple[str, str, Path]]] = {}
     for file in files:
         named = _NAME.match(file.stem)
@@ -180,15 +190,6 @@ def is_lm_eval(path: Path) -> bool:
     return isinstance(first, dict) and "doc_id" in first and "filtered_resps" in first
 
 
-def _files(path: str | Path | Sequence[str | Path]) -> list[Path]:
-    if isinstance(path, str | Path) and os.path.isdir(path):
-        found = sorted(Path(path).rglob("samples_*.jsonl"))
-        if not found:
-            raise FileNotFoundError(f"no {_WHAT} (samples_*.jsonl) under the directory {path}")
-        return result_files(found, _WHAT)
-    return result_files(path, _WHAT)
-
-
 def _results(file: Path) -> dict[str, Any]:
     """Return the ``results_<date_id>.json`` written with a samples file, or ``{}``."""
     named = _NAME.match(file.stem)
@@ -197,17 +198,16 @@ def _results(file: Path) -> dict[str, Any]:
     results = file.with_name(f"results_{named['date']}.json")
     if not results.is_file():
         return {}
-    value = load_json(results, "an lm-evaluation-harness results file is a JSON object")
-    if not isinstance(value, dict):
-        raise ValueError(
-            f"{results}: expected a JSON object (lm-eval's results), got {json_kind(value)}"
-        )
+    value: dict[str, Any] = load_json(
+        results, "an lm-evaluation-harness results file is a JSON object", kind=dict
+    )
     return value
 
 
 def _lines(file: Path) -> list[dict[str, Any]]:
     # a text file's lines end at "\n" (or "\r"), which JSON escapes inside strings; U+2028 and
     # U+0085, which lm-eval writes unescaped (ensure_ascii=False), stay inside their line
+    """Return a samples file's lines as JSON objects, refusing a line that is not one."""
     try:
         with file.open(encoding="utf-8") as stream:
             lines = stream.readlines()
@@ -222,12 +222,10 @@ def _lines(file: Path) -> list[dict[str, Any]]:
         raise _not_json(file, lines) from None
     if not records:
         raise ValueError(f"{file}: no lines; a samples file with no document has nothing to read")
-    for number, record in enumerate(records):
-        if not isinstance(record, dict):
-            raise ValueError(
-                f"{file}, line {number + 1}: expected a JSON object (one document), got "
-                f"{json_kind(record)}"
-            )
+    for number, record in enumerate(records, start=1):
+        mapping(
+            record, f"{file}, line {number}", "the line", f"an {_WHAT} holds one JSON object a line"
+        )
     return records
 
 
@@ -252,6 +250,7 @@ def _not_json(file: Path, lines: list[str]) -> ValueError:
 
 
 def _choose(file: Path, records: list[dict[str, Any]], filter: str | None) -> str:
+    """Return the filter whose lines are read: the one given, or a file's only one."""
     found = list(dict.fromkeys(record.get("filter") for record in records))
     if filter is None:
         if len(found) != 1:
@@ -262,12 +261,7 @@ def _choose(file: Path, records: list[dict[str, Any]], filter: str | None) -> st
                 ),
                 "filter",
             )
-        chosen = found[0]
-        if not isinstance(chosen, str):
-            raise ValueError(
-                f"{file}, line 1: filter is {chosen!r}; lm-eval writes a filter's name"
-            )
-        return chosen
+        return text(found[0], f"{file}, line 1", "filter", "lm-eval writes a filter's name")
     if filter not in found:
         raise ValueError(
             f"{file}: no line of filter {filter!r}; its filters are {', '.join(map(repr, found))}"
@@ -276,16 +270,15 @@ def _choose(file: Path, records: list[dict[str, Any]], filter: str | None) -> st
 
 
 def _metric(file: Path, line: int, record: dict[str, Any], metric: str | None) -> str:
+    """Return the metric judged: the one given, or the only one a line lists."""
     if metric is not None:
         return metric
     names = record.get("metrics")
     if not isinstance(names, list) or len(names) != 1 or not isinstance(names[0], str):
+        rule = "the metric to judge is the only one a line lists, else choose it with metric="
+        kind = f"a list of {len(names)}" if isinstance(names, list) else None
         raise with_keywords(
-            ValueError(
-                f"{_where(file, line, record)}: metrics is {names!r}; the metric to judge is the "
-                f"only one a line lists, else choose it with metric="
-            ),
-            "metric",
+            refusal(_where(file, line, record), "metrics", names, rule, kind), "metric"
         )
     return names[0]
 
@@ -321,7 +314,7 @@ def _read_file(
         if name is None:
             name = _metric(file, number + 1, record, metric)
         if "doc_id" not in record:
-            raise ValueError(f"{file}, line {number + 1}: no doc_id; every line is one document")
+            raise absent(f"{file}, line {number + 1}", "doc_id", "every line is one document")
         value = record.get(name, _MISSING)
         kind = type(value)
         if kind is float or kind is int or kind is bool:
@@ -356,6 +349,7 @@ def _read_file(
             _refuse(value, file, number + 1, record, name)
 
     def where(row: int) -> str:
+        """Name the line of a row, for the messages."""
         return _where(file, lines[row], kept[row])
 
     tasks = _doc_ids(docs, where)
@@ -392,11 +386,7 @@ def _doc_ids(docs: list[object], where: Callable[[int], str]) -> npt.NDArray[np.
         except OverflowError:
             pass
     for row, doc in enumerate(docs):
-        if isinstance(doc, str):
-            raise ValueError(
-                f"{where(row)}: doc_id is {doc!r}, a text; lm-eval numbers documents 0, 1, 2, ..."
-            )
-        task_id(doc, where(row), "doc_id")
+        integer(doc, where(row), "doc_id", "lm-eval numbers documents 0, 1, 2, ...")
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -409,10 +399,12 @@ def _responses(record: dict[str, Any]) -> int:
 
 
 def _text(value: object) -> object:
+    """Return a value with its text made encodable (lone surrogates as escapes)."""
     return encodable(value) if isinstance(value, str) else value
 
 
 def _number(value: object, file: Path, line: int, record: dict[str, Any], field: str) -> float:
+    """Return a metric's value (a number or a boolean) as a float, refusing anything else."""
     if type(value) is float or type(value) is int or type(value) is bool:
         return float(value)
     _refuse(value, file, line, record, field)
@@ -420,23 +412,16 @@ def _number(value: object, file: Path, line: int, record: dict[str, Any], field:
 
 
 def _refuse(value: object, file: Path, line: int, record: dict[str, Any], field: str) -> None:
+    """Refuse a metric's value: missing, a pass@k estimate, or not a number."""
     where = _where(file, line, record)
     if value is _MISSING:
         names = record.get("metrics")
-        raise with_keywords(
-            ValueError(
-                f"{where}: no {field}; the line's metrics are {names!r}: choose one with metric="
-            ),
-            "metric",
-        )
+        rule = f"the line's metrics are {names!r}: choose one with metric="
+        raise with_keywords(absent(where, field, rule), "metric")
     if isinstance(value, dict):
-        raise ValueError(
-            f"{where}: {field} is {value!r}, an object (a pass@k estimate); "
-            + _COMBINED.format(n=_responses(record))
-        )
-    raise ValueError(
-        f"{where}: {field} is {value!r}, {json_kind(value)}; a metric value is a number"
-    )
+        combined = _COMBINED.format(n=_responses(record))
+        raise refusal(where, field, value, combined, "an object (a pass@k estimate)")
+    raise refusal(where, field, value, "a metric value is a number")
 
 
 def _check_runs(runs: pd.DataFrame, width: int, count: int, task: str, partial: bool) -> None:
@@ -454,5 +439,6 @@ def _check_runs(runs: pd.DataFrame, width: int, count: int, task: str, partial: 
 
 
 def _where(file: Path, line: int, record: dict[str, Any]) -> str:
+    """Name a line of a samples file and its doc_id, for the messages."""
     doc = record.get("doc_id")
     return f"{file}, line {line}" + ("" if doc is None else f" (doc_id {doc!r})")

@@ -1,166 +1,260 @@
-"""What the readers of per-run records share: loading a JSON file, ids, and the checks of trials.
+"""What the readers of per-run records share: the checks of a record's fields, and of its trials.
 
-Every reader of a harness's own files (tau-bench, tau2-bench, lm-evaluation-harness,
-HAL, Harbor) turns records into rows and must refuse the same damage in the same
-words: a file that is not JSON, a task id that is not an id, a trial that is not
-a trial number, a trial recorded twice, fewer trials than the file declares.
+Every reader of a harness's own files (tau-bench, tau2-bench, Harbor, HAL,
+lm-evaluation-harness, samples, counts) checks a field with these, so that a
+refusal reads the same everywhere, naming the file, the record and the field::
+
+    <file>, <record>: <field> is <value>, <its kind>; <what it should be, or the fix>
+    <file>, <record>: no <field>; <why it is needed>
+
+`where` is the file and the record (``"results.json, simulation 3 (task_id '7')"``; the file
+alone for a field of the whole file), `field` the field's path in the record
+(``"reward_info.reward"``; ``"the record"`` or ``"the file"`` for the value itself) and `rule`
+what the field should hold, in the source's words. A scalar field that is null is no value
+(``no reward``); a record, an object, a list or a verdict that is null is a value of the wrong
+kind (``the record is None, null``).
 """
 
 from __future__ import annotations
 
-import glob
-import json
-import os
-import re
-import sys
+import math
 from collections.abc import Callable, Hashable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from passk_lab._errors import with_keywords
-from passk_lab._files import check_regular, encodable, read_text
-from passk_lab.io._json import json_kind
+from passk_lab._files import encodable
 
-__all__ = ["check_trials", "load_json", "result_files", "task_id", "trial_number"]
+__all__ = [
+    "absent",
+    "array",
+    "boolean",
+    "check_name",
+    "check_partial",
+    "check_trials",
+    "integer",
+    "json_kind",
+    "mapping",
+    "number",
+    "refusal",
+    "task_id",
+    "text",
+    "trial_number",
+]
 
 _INT64 = np.iinfo(np.int64)
-_GLOB = re.compile(r"[*?\[]")
+_SHOWN = 60
+"""The characters of a value a message shows at most."""
 
 
-def result_files(path: str | Path | Sequence[str | Path], what: str) -> list[Path]:
-    """Return the files `path` names, each checked to be a regular file one may read.
-
-    Parameters
-    ----------
-    path : str, pathlib.Path or sequence of them
-        One file, a directory (its ``.json`` files, sorted by name), a glob pattern
-        (``"results/*-airline.json"``, sorted) or a list of files (in its order).
-    what : str
-        What a file is, for the messages (``"tau-bench results file"``).
-
-    Raises
-    ------
-    FileNotFoundError
-        If no file matches, or a directory holds no ``.json`` file.
-    ValueError
-        If the list is empty, or a file is not a regular file one may read.
+def json_kind(value: object) -> str:
+    """Name the kind of a JSON value, as read by Python or pandas, for a message.
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> for name in ("b.json", "a.json"):
-    ...     _ = (folder / name).write_text("[]")
-    >>> [file.name for file in result_files(folder, "results file")]
-    ['a.json', 'b.json']
-    >>> result_files(folder / "*-retail.json", "tau-bench results file")
-    Traceback (most recent call last):
-    ...
-    FileNotFoundError: no tau-bench results file matches '...*-retail.json'
+    >>> for value in (None, True, 7, 1e20, "7", [7], {"id": 7}):
+    ...     print(json_kind(value))
+    null
+    a boolean
+    an integer
+    a number with a fraction or an exponent
+    text
+    a list
+    an object
     """
-    # os.path.isdir and os.path.exists answer False for a path they may not look at (where
-    # Path.is_dir raises), so that check_regular names the file and why it cannot be read
-    if isinstance(path, str | Path):
-        text = str(path)
-        single = Path(path)
-        if _GLOB.search(text) and not os.path.exists(text):
-            candidates = [Path(match) for match in sorted(glob.glob(text))]
-            if not candidates:
-                raise FileNotFoundError(f"no {what} matches {text!r}")
-        elif os.path.isdir(single):
-            candidates = sorted(single.glob("*.json"))
-            if not candidates:
-                raise FileNotFoundError(f"no .json {what} in the directory {single}")
-        else:
-            candidates = [single]
-    else:
-        candidates = [Path(item) for item in path]
-        if not candidates:
-            raise ValueError(f"no {what} given: pass a path, a glob or a list")
-    for file in candidates:
-        check_regular(file, what)
-    return candidates
+    if value is None:
+        return "null"
+    if isinstance(value, bool | np.bool_):
+        return "a boolean"
+    if isinstance(value, int | np.integer):
+        return "an integer"
+    if isinstance(value, float | np.floating):
+        return "a number with a fraction or an exponent"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, list | tuple | np.ndarray):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return f"a {type(value).__name__}"
 
 
-def load_json(file: Path, what: str, *, unique_keys: bool = False) -> Any:
-    """Return the JSON value a file holds, refusing a file that is not one as a ValueError.
+def refusal(
+    where: str, field: str, value: object, rule: str, kind: str | None = None
+) -> ValueError:
+    """Return the refusal of a field's value, in the one shape every reader's messages take.
 
     Parameters
     ----------
-    file : pathlib.Path
-        The file, checked to be a regular file one may read.
-    what : str
-        What the file should be, for the messages (``"a tau2-bench results file is a JSON
-        object"``).
-    unique_keys : bool
-        Refuse an object that writes a key twice, which plain JSON reading settles by keeping
-        the last value (a task's runs written twice would lose the first copy). Parsing then
-        costs more, so it is for files whose objects are keyed by task.
+    where : str
+        The file and the record.
+    field : str
+        The field's path in the record.
+    value : object
+        Its value, shown as Python writes it (cut at 60 characters).
+    rule : str
+        What the field should hold, or the fix.
+    kind : str, optional
+        What is wrong with the value; by default its JSON kind (:func:`json_kind`).
+
+    Examples
+    --------
+    >>> print(refusal("r.json, record 2", "reward", "1.0", "a reward is a number in [0, 1]"))
+    r.json, record 2: reward is '1.0', text; a reward is a number in [0, 1]
+    >>> print(refusal("r.json", "info", {"a": "x" * 80}, "an object", kind="long"))
+    r.json: info is {'a': 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx..., long; an object
+    """
+    shown = repr(value)
+    if len(shown) > _SHOWN:
+        shown = shown[: _SHOWN - 3] + "..."
+    return ValueError(f"{where}: {field} is {shown}, {kind or json_kind(value)}; {rule}")
+
+
+def absent(where: str, field: str, rule: str) -> ValueError:
+    """Return the refusal of a field the record lacks (or holds as null).
+
+    Examples
+    --------
+    >>> print(absent("r.json, record 2", "reward", "every tau-bench record has one"))
+    r.json, record 2: no reward; every tau-bench record has one
+    """
+    return ValueError(f"{where}: no {field}; {rule}")
+
+
+def number(value: object, where: str, field: str, rule: str) -> float:
+    """Return a field that is a finite number (not a boolean) as a float.
 
     Raises
     ------
     ValueError
-        If the file is not a regular file, cannot be read, is not UTF-8, is not JSON (a file
-        cut short while it was written is said to be so) or nests past the recursion limit.
+        If the value is missing (null), of another kind, NaN, an infinity, or an
+        integer past a float's range.
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> file = pathlib.Path(tempfile.mkdtemp()) / "results.json"
-    >>> _ = file.write_text('{"simulations": [1, 2')
-    >>> load_json(file, "a results file is a JSON object")
+    >>> number(3, "r.json", "cost", "a cost is a number")
+    3.0
+    >>> number(float("nan"), "r.json", "reward", "a reward is a number in [0, 1]")
     Traceback (most recent call last):
     ...
-    ValueError: ...results.json: not valid JSON at line 1, column 22: the file ends early (cut ...
+    ValueError: r.json: reward is nan, not a finite number; a reward is a number in [0, 1]
     """
-    check_regular(file)
-    text = read_text(file)
+    if value is None:
+        raise absent(where, field, rule)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise refusal(where, field, value, rule)
     try:
-        return json.loads(text, object_pairs_hook=_unique if unique_keys else None)
-    except _RepeatedKey as repeated:
-        raise ValueError(
-            f"{file}: the key {repeated.key!r} appears twice in one object, and JSON readers keep "
-            f"only its last value; {what}: merge the two entries or rename one"
-        ) from None
-    except RecursionError:
-        raise ValueError(
-            f"{file}: nested too deeply to read (lists or objects inside one another past "
-            f"Python's recursion limit, {sys.getrecursionlimit()}); {what}"
-        ) from None
-    except json.JSONDecodeError as exc:
-        body = text.strip()
-        closing = {"[": "]", "{": "}"}.get(body[:1])
-        cut = closing is not None and body[-1:] != closing
-        reason = "the file ends early (cut short while it was written?)" if cut else exc.msg
-        raise ValueError(
-            f"{file}: not valid JSON at line {exc.lineno}, column {exc.colno}: {reason}; {what}"
-        ) from None
-
-
-class _RepeatedKey(Exception):
-    """Raised by :func:`_unique` for a key an object writes twice."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """Return an object's pairs as a dict, raising :class:`_RepeatedKey` for a repeated key."""
-    result = dict(pairs)
-    if len(result) < len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _RepeatedKey(key)
-            seen.add(key)
+        result = float(value)
+    except OverflowError:
+        raise refusal(where, field, value, rule, "an integer too large for a float") from None
+    if not math.isfinite(result):
+        raise refusal(where, field, value, rule, "not a finite number")
     return result
 
 
-def task_id(value: object, where: str, field: str = "task_id") -> int | str:
-    """Return a record's task id, an integer or a text, refusing anything else.
+def integer(value: object, where: str, field: str, rule: str, *, minimum: int | None = None) -> int:
+    """Return a field that is an integer (not a boolean) within int64, and at least `minimum`.
+
+    Raises
+    ------
+    ValueError
+        If the value is missing (null), of another kind (``1.0`` too), past int64 or below
+        `minimum`.
+
+    Examples
+    --------
+    >>> integer(4, "results.json", "info.num_trials", "an integer >= 1", minimum=1)
+    4
+    >>> integer(0, "results.json", "info.num_trials", "an integer >= 1", minimum=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: results.json: info.num_trials is 0, below 1; an integer >= 1
+    """
+    if value is None:
+        raise absent(where, field, rule)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise refusal(where, field, value, rule)
+    if not _INT64.min <= value <= _INT64.max:
+        raise refusal(where, field, value, rule, "an integer too large for int64")
+    if minimum is not None and value < minimum:
+        raise refusal(where, field, value, rule, f"below {minimum}")
+    return value
+
+
+def text(value: object, where: str, field: str, rule: str, *, empty: bool = True) -> str:
+    """Return a field that is text; ``""`` only when `empty`.
+
+    Examples
+    --------
+    >>> text("react", "u.json", "config.agent_name", "HAL writes it as text")
+    'react'
+    >>> text(7, "u.json", "config.agent_name", "HAL writes it as text")
+    Traceback (most recent call last):
+    ...
+    ValueError: u.json: config.agent_name is 7, an integer; HAL writes it as text
+    """
+    if value is None:
+        raise absent(where, field, rule)
+    if not isinstance(value, str):
+        raise refusal(where, field, value, rule)
+    if not value and not empty:
+        raise refusal(where, field, value, rule, "empty text")
+    return value
+
+
+def boolean(value: object, where: str, field: str, rule: str) -> bool:
+    """Return a field that is ``true`` or ``false`` (``1``, ``"true"`` and null are refused).
+
+    Examples
+    --------
+    >>> boolean(1, "scored.json, task 'a'", "sample 0", "a verdict is true or false")
+    Traceback (most recent call last):
+    ...
+    ValueError: scored.json, task 'a': sample 0 is 1, an integer; a verdict is true or false
+    """
+    if not isinstance(value, bool):
+        raise refusal(where, field, value, rule)
+    return value
+
+
+def mapping(value: object, where: str, field: str, rule: str) -> dict[str, Any]:
+    """Return a field that is a JSON object.
+
+    Examples
+    --------
+    >>> mapping([1], "results.json", "info.agent_info", "tau2-bench writes an object")
+    Traceback (most recent call last):
+    ...
+    ValueError: results.json: info.agent_info is [1], a list; tau2-bench writes an object
+    """
+    if not isinstance(value, dict):
+        raise refusal(where, field, value, rule)
+    return value
+
+
+def array(value: object, where: str, field: str, rule: str) -> list[Any]:
+    """Return a field that is a JSON list.
+
+    Examples
+    --------
+    >>> array(7, "results.json", "simulations", "tau2-bench writes a list of simulation runs")
+    Traceback (most recent call last):
+    ...
+    ValueError: results.json: simulations is 7, an integer; tau2-bench writes a list of ...
+    """
+    if not isinstance(value, list):
+        raise refusal(where, field, value, rule)
+    return value
+
+
+def task_id(
+    value: object,
+    where: str,
+    field: str = "task_id",
+    rule: str = "a task id is a text or an integer",
+) -> int | str:
+    """Return a record's task id, an integer within int64 or a text (made encodable).
 
     Examples
     --------
@@ -170,24 +264,27 @@ def task_id(value: object, where: str, field: str = "task_id") -> int | str:
     Traceback (most recent call last):
     ...
     ValueError: results.json, simulation 2: task_id is 1.5, a number with a fraction or an ...
+    >>> task_id(2**70, "r.json, record 0")
+    Traceback (most recent call last):
+    ...
+    ValueError: r.json, record 0: task_id is 1180591620717411303424, an integer too large ...
     """
     if value is None:
-        raise ValueError(f"{where}: no {field}; every run needs the task it belongs to")
+        raise absent(where, field, "every run needs the task it belongs to")
     if isinstance(value, str):
         return encodable(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(
-            f"{where}: {field} is {value!r}, {json_kind(value)}; a task id is a text or an integer"
-        )
-    if not _INT64.min <= value <= _INT64.max:
-        raise ValueError(
-            f"{where}: {field} is {value}, an integer too large for int64; write it as a JSON "
-            f'string ("{value}")'
-        )
-    return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        large = f'write such a {field} as a JSON string ("{value}")'
+        return integer(value, where, field, large)
+    raise refusal(where, field, value, rule)
 
 
-def trial_number(value: object, where: str, field: str = "trial") -> int:
+def trial_number(
+    value: object,
+    where: str,
+    field: str = "trial",
+    rule: str = "trials are numbered 0, 1, 2, ... within a task",
+) -> int:
     """Return a record's trial number, an integer ``>= 0``, refusing a missing or other one.
 
     Examples
@@ -200,15 +297,40 @@ def trial_number(value: object, where: str, field: str = "trial") -> int:
     ValueError: results.json, simulation 4 (task_id '7'): no trial; every run needs its trial ...
     """
     if value is None:
-        raise ValueError(
-            f"{where}: no {field}; every run needs its trial number (0, 1, 2, ...) within its task"
+        raise absent(
+            where, field, "every run needs its trial number (0, 1, 2, ...) within its task"
         )
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _INT64.max:
-        raise ValueError(
-            f"{where}: {field} is {value!r}, {json_kind(value)}; trials are numbered 0, 1, 2, ... "
-            f"within a task"
-        )
-    return value
+    return integer(value, where, field, rule, minimum=0)
+
+
+def check_name(value: object, option: str, what: str) -> None:
+    """Refuse an option naming a field of the file (`what`) that is neither None nor a str.
+
+    Examples
+    --------
+    >>> check_name("exact_match", "metric", "a metric's name")
+    >>> check_name(1, "metric", "a metric's name")
+    Traceback (most recent call last):
+    ...
+    TypeError: metric must be a metric's name (a str), got 1
+    """
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{option} must be {what} (a str), got {value!r}")
+
+
+def check_partial(partial: object) -> None:
+    """Refuse a `partial` option that is not True or False (``"no"`` would read as true).
+
+    Examples
+    --------
+    >>> check_partial(True)
+    >>> check_partial("no")
+    Traceback (most recent call last):
+    ...
+    TypeError: partial must be True or False, got 'no'
+    """
+    if not isinstance(partial, bool):
+        raise TypeError(f"partial must be True or False, got {partial!r}")
 
 
 def check_trials(

@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from passk_lab._files import check_regular, encodable
-from passk_lab.io._json import json_kind
-from passk_lab.io._records import load_json
+from passk_lab.io._json_files import load_json
+from passk_lab.io._records import boolean, mapping, refusal
 
 __all__ = ["is_samples", "read_samples"]
 
@@ -70,10 +70,8 @@ def read_samples(path: str | Path) -> pd.DataFrame:
     """
     file = Path(path)
     check_regular(file, "samples file")
-    document = load_json(file, _SHAPE, unique_keys=True)
-    scored = document.get(_KEY, document) if isinstance(document, dict) else document
-    if not isinstance(scored, dict):
-        raise ValueError(f"{file}: holds {json_kind(scored)}; {_SHAPE}")
+    document = load_json(file, _SHAPE, kind=dict, unique_keys=True)
+    scored = mapping(document[_KEY], str(file), _KEY, _SHAPE) if _KEY in document else document
     if not scored:
         raise ValueError(f"{file}: no tasks; {_SHAPE}")
     tasks = list(scored)
@@ -83,10 +81,13 @@ def read_samples(path: str | Path) -> pd.DataFrame:
     if bad.any():
         row = int(np.argmax(bad))
         value = lists[row]
-        what = "an empty list" if isinstance(value, list) else json_kind(value)
-        raise ValueError(
-            f"{file}, task {tasks[row]!r}: {what}, not a list of verdicts; every task needs "
-            f"one boolean per sample (drop a task with no samples)"
+        raise refusal(
+            str(file),
+            f"task {tasks[row]!r}",
+            value,
+            "every task needs a list of verdicts, one boolean per sample (drop a task with no "
+            "samples)",
+            "an empty list" if isinstance(value, list) else None,
         )
     flat = list(chain.from_iterable(lists))
     try:
@@ -97,10 +98,11 @@ def read_samples(path: str | Path) -> pd.DataFrame:
         position = next(index for index, value in enumerate(flat) if not isinstance(value, bool))
         row = int(np.searchsorted(np.cumsum(sizes), position, side="right"))
         sample = position - int(sizes[:row].sum())
-        value = flat[position]
-        raise ValueError(
-            f"{file}, task {tasks[row]!r}, sample {sample}: {value!r} is {json_kind(value)}, "
-            f"not a boolean; a verdict is true or false (write 1 and 0 as true and false)"
+        boolean(  # refuses the first value that is not a verdict
+            flat[position],
+            f"{file}, task {tasks[row]!r}",
+            f"sample {sample}",
+            "a verdict is true or false (write 1 and 0 as true and false)",
         )
     runs = np.arange(len(flat), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
     frame = pd.DataFrame(

@@ -15,8 +15,19 @@ import pandas as pd
 from passk_lab._choices import ERROR_KINDS
 from passk_lab._errors import with_keywords
 from passk_lab._files import check_regular
-from passk_lab.io._json import json_kind
-from passk_lab.io._records import check_trials, load_json, result_files, task_id, trial_number
+from passk_lab.io._json_files import load_json, result_files
+from passk_lab.io._records import (
+    array,
+    check_partial,
+    check_trials,
+    integer,
+    mapping,
+    number,
+    refusal,
+    task_id,
+    text,
+    trial_number,
+)
 from passk_lab.io._rewards import decide
 
 __all__ = ["TERMINATION_KINDS", "is_tau2", "read_tau2"]
@@ -49,6 +60,8 @@ _WHAT = (
     "a tau2-bench results file is a JSON object with info, tasks and simulations (or, in the "
     "folder format, results.json beside a simulations/ folder)"
 )
+_NUMBER = "tau2-bench writes a number or null"
+_SEED = "tau2-bench writes an integer (within int64) or null"
 _SNIFF = re.compile(
     r'\A\s*\{\s*("timestamp"\s*:\s*("[^"]*"|null)\s*,\s*)?"info"\s*:\s*\{.*?"num_trials"\s*:',
     re.DOTALL,
@@ -71,7 +84,8 @@ def read_tau2(path: str | Path | Sequence[str | Path], *, partial: bool = False)
     ``context_window_exceeded``) fail under either error policy; a failure of the
     infrastructure or of the simulated user (``infrastructure_error``, ``user_error``,
     ``unexpected_error``) or the wall-clock ``timeout`` did not measure the agent: a failed
-    run by default, left out with ``errors="exclude"``.
+    run by default, left out with ``errors="exclude"``. docs/reading.md ("tau2-bench") sets
+    out the columns, the refusals and tau2's own two conventions for errored trials.
 
     Parameters
     ----------
@@ -115,17 +129,8 @@ def read_tau2(path: str | Path | Sequence[str | Path], *, partial: bool = False)
         message names the file, the simulation and the field.
     FileNotFoundError
         If no file matches `path`.
-
-    Notes
-    -----
-    tau2-bench itself has counted errored trials two ways. Its first release (June 2025)
-    scored every simulation, a run that ended early getting reward 0: ``errors="fail"``.
-    Since τ³-bench 1.0 (March 2026) it leaves out runs whose ``termination_reason`` is
-    ``infrastructure_error`` before counting: ``errors="exclude"`` does that and also
-    leaves out ``user_error``, ``timeout`` and ``unexpected_error`` runs, which tau2 still
-    counts. For tau2's own current count, leave out only its infrastructure errors:
-    ``runs[runs["termination_reason"] != "infrastructure_error"]``.
-    :func:`passk_lab.error_sensitivity` sets the two readings side by side.
+    TypeError
+        If `partial` is not True or False.
 
     Examples
     --------
@@ -155,6 +160,7 @@ def read_tau2(path: str | Path | Sequence[str | Path], *, partial: bool = False)
     0  1              0.5                0.75
     1  2              0.0                0.00
     """
+    check_partial(partial)
     sources = _sources(path)
     frames = [_read_results(results, folder, partial) for results, folder in sources]
     runs = pd.concat(frames, ignore_index=True)
@@ -202,14 +208,11 @@ def _sources(path: str | Path | Sequence[str | Path]) -> list[tuple[Path, Path |
 
 
 def _read_results(file: Path, folder: Path | None, partial: bool) -> pd.DataFrame:
-    results = load_json(file, _WHAT)
-    if not isinstance(results, dict) or not isinstance(results.get("info"), dict):
-        raise ValueError(
-            f"{file}: not a tau2-bench results file: expected a JSON object with an info "
-            f"object, got {json_kind(results)}"
-            + (f" with keys {sorted(results)[:8]}" if isinstance(results, dict) else "")
-        )
-    info = results["info"]
+    """Return one evaluation's rows: its simulations, checked against its declared trials."""
+    results = load_json(file, _WHAT, kind=dict)
+    info = mapping(
+        results.get("info"), str(file), "info", f"{_WHAT} (its keys: {sorted(results)[:8]})"
+    )
     if "simulations" in results and results["simulations"] is not None:
         simulations, names = _inline(file, results["simulations"])
     elif folder is not None:
@@ -244,20 +247,15 @@ def _object(file: Path, info: dict[str, Any], name: str) -> dict[str, Any]:
     value = info.get(name)
     if value is None:
         return {}
-    if not isinstance(value, dict):
-        raise ValueError(
-            f"{file}: info.{name} is {json_kind(value)}; tau2-bench writes an object (the "
-            f"model and domain columns come from it)"
-        )
-    return value
+    rule = "tau2-bench writes an object (the model and domain columns come from it)"
+    return mapping(value, str(file), f"info.{name}", rule)
 
 
 def _inline(file: Path, simulations: object) -> tuple[list[Any], list[str]]:
-    if not isinstance(simulations, list):
-        raise ValueError(
-            f"{file}: simulations is {json_kind(simulations)}; tau2-bench writes a list of "
-            f"simulation runs"
-        )
+    """Return the simulations a results file holds, and how messages name each."""
+    simulations = array(
+        simulations, str(file), "simulations", "tau2-bench writes a list of simulation runs"
+    )
     return simulations, [f"{file}, simulation {number}" for number in range(len(simulations))]
 
 
@@ -299,10 +297,11 @@ def _folder(file: Path, folder: Path, index: object) -> tuple[list[Any], list[st
     else:
         order = list(on_disk)
     simulations = [
-        load_json(on_disk[name], "a tau2-bench simulation file is a JSON object") for name in order
+        load_json(on_disk[name], "a tau2-bench simulation file is a JSON object", kind=dict)
+        for name in order
     ]
     for name, simulation in zip(order, simulations, strict=True):
-        if isinstance(simulation, dict) and simulation.get("id") != name:
+        if simulation.get("id") != name:
             raise ValueError(
                 f"{on_disk[name]}: id is {simulation.get('id')!r}, not the file's name; tau2-bench "
                 f"saves each simulation as <id>.json: the file was renamed or copied"
@@ -311,6 +310,7 @@ def _folder(file: Path, folder: Path, index: object) -> tuple[list[Any], list[st
 
 
 def _frame(file: Path, simulations: list[Any], names: list[str]) -> pd.DataFrame:
+    """Return the simulations' rows, each field checked; `names` gains each one's task_id."""
     count = len(simulations)
     tasks: list[int | str] = []
     trials: list[int] = []
@@ -324,34 +324,27 @@ def _frame(file: Path, simulations: list[Any], names: list[str]) -> pd.DataFrame
     starts: list[object] = []
     ids: list[object] = []
     seeds: list[int | None] = []
-    for number, simulation in enumerate(simulations):
-        where = names[number]
-        if not isinstance(simulation, dict):
-            raise ValueError(
-                f"{where}: a simulation must be a JSON object, got {json_kind(simulation)}"
-            )
+    for position, simulation in enumerate(simulations):
+        where = names[position]
+        mapping(simulation, where, "the simulation", "tau2-bench writes a JSON object")
         task = task_id(simulation.get("task_id"), where)
         where = f"{where} (task_id {task!r})"
-        names[number] = where
+        names[position] = where
         tasks.append(str(task))
         trials.append(trial_number(simulation.get("trial"), where))
-        ending = simulation.get("termination_reason")
-        if not isinstance(ending, str) or ending not in TERMINATION_KINDS:
-            raise ValueError(
-                f"{where}: termination_reason is {ending!r}; tau2-bench writes one of "
-                f"{', '.join(TERMINATION_KINDS)}"
-            )
+        ending = _ending(simulation.get("termination_reason"), where)
         endings.append(ending)
         kind = TERMINATION_KINDS[ending]
         kinds.append(kind)
         errors.append(None if kind is None else _error(ending, simulation.get("info")))
-        rewards[number] = _reward(simulation.get("reward_info"), kind, where)
-        agent_costs[number] = _number(simulation, "agent_cost", where)
-        user_costs[number] = _number(simulation, "user_cost", where)
-        durations[number] = _number(simulation, "duration", where)
+        rewards[position] = _reward(simulation.get("reward_info"), kind, where)
+        agent_costs[position] = _number(simulation, "agent_cost", where)
+        user_costs[position] = _number(simulation, "user_cost", where)
+        durations[position] = _number(simulation, "duration", where)
         starts.append(simulation.get("start_time"))
         ids.append(simulation.get("id"))
-        seeds.append(_seed(simulation.get("seed"), where))
+        seed = simulation.get("seed")
+        seeds.append(None if seed is None else integer(seed, where, "seed", _SEED))
     scored = ~np.isnan(rewards)
     passed = np.zeros(count, dtype=bool)
     rows = np.flatnonzero(scored)
@@ -381,6 +374,15 @@ def _error(ending: str, info: object) -> str:
     return f"{ending}: {detail}" if detail else ending
 
 
+def _ending(value: object, where: str) -> str:
+    """Return a simulation's termination_reason, one of :data:`TERMINATION_KINDS`."""
+    rule = f"tau2-bench writes one of {', '.join(TERMINATION_KINDS)}"
+    ending = text(value, where, "termination_reason", rule)
+    if ending not in TERMINATION_KINDS:
+        raise refusal(where, "termination_reason", ending, rule, "an unknown reason")
+    return ending
+
+
 def _reward(reward_info: object, kind: str | None, where: str) -> float:
     """Return a simulation's reward; NaN for a run that ended early and was never scored."""
     if reward_info is None or (isinstance(reward_info, dict) and reward_info.get("reward") is None):
@@ -391,47 +393,16 @@ def _reward(reward_info: object, kind: str | None, where: str) -> float:
             f"evaluated; score the simulations first (tau2 evaluate-trajs <paths> -o <dir>), "
             f"then read the scored results it writes, <dir>/updated_<name>"
         )
-    if not isinstance(reward_info, dict):
-        raise ValueError(
-            f"{where}: reward_info is {json_kind(reward_info)}; tau2-bench writes an object "
-            f"with a reward"
-        )
-    reward = reward_info["reward"]
-    if isinstance(reward, bool) or not isinstance(reward, int | float) or _not_finite(reward):
-        raise ValueError(
-            f"{where}: reward_info.reward is {reward!r}, {json_kind(reward)}; a reward is a "
-            f"number in [0, 1]"
-        )
-    return float(reward)
+    reward_info = mapping(reward_info, where, "reward_info", "tau2-bench writes an object")
+    return number(
+        reward_info["reward"], where, "reward_info.reward", "a reward is a number in [0, 1]"
+    )
 
 
 def _number(simulation: dict[str, Any], field: str, where: str) -> float:
     """Return a numeric field of a simulation, NaN when absent, refusing anything else."""
     value = simulation.get(field)
-    if value is None:
-        return math.nan
-    if isinstance(value, bool) or not isinstance(value, int | float) or _not_finite(value):
-        raise ValueError(f"{where}: {field} is {value!r}; tau2-bench writes a number or null")
-    return float(value)
-
-
-def _not_finite(value: float) -> bool:
-    """Tell a number that is no finite float: NaN, an infinity, an integer past a float's range."""
-    try:
-        return not math.isfinite(value)
-    except OverflowError:
-        return True
-
-
-def _seed(value: object, where: str) -> int | None:
-    """Return a simulation's seed, an int64 or None, refusing any other value."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not -(2**63) <= value < 2**63:
-        raise ValueError(
-            f"{where}: seed is {value!r}; tau2-bench writes an integer (within int64) or null"
-        )
-    return value
+    return math.nan if value is None else number(value, where, field, _NUMBER)
 
 
 def _check_trials(
@@ -443,12 +414,14 @@ def _check_trials(
     partial: bool,
 ) -> None:
     """Refuse a trial recorded twice and, unless `partial`, a task short of ``num_trials``."""
-    declared = info.get("num_trials")
-    if isinstance(declared, bool) or not isinstance(declared, int) or declared < 1:
-        raise ValueError(
-            f"{file}: info.num_trials is {declared!r}; tau2-bench records the trials of each task "
-            f"there (an integer >= 1), and the reader checks every task has them"
-        )
+    declared = integer(
+        info.get("num_trials"),
+        str(file),
+        "info.num_trials",
+        "tau2-bench records the trials of each task there (an integer >= 1), and the reader "
+        "checks every task has them",
+        minimum=1,
+    )
     tasks = frame["task"].tolist()
     check_trials(
         tasks,

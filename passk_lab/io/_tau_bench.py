@@ -11,10 +11,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from passk_lab._files import encodable
 from passk_lab._warnings import ReadWarning, warn
-from passk_lab.io._json import json_kind
-from passk_lab.io._records import load_json, result_files
+from passk_lab.io._json_files import load_json, result_files
+from passk_lab.io._records import absent, json_kind, mapping, number, task_id, trial_number
 from passk_lab.io._rewards import decide
 
 __all__ = ["TAU_BENCH_DOMAINS", "read_tau_bench"]
@@ -23,8 +22,8 @@ TAU_BENCH_DOMAINS = ("airline", "retail", "telecom")
 """Domain names recognised at the end of a file name such as ``gpt-4o-airline.json``."""
 
 _NAME = re.compile(rf"^(?P<model>.+)-(?P<domain>{'|'.join(TAU_BENCH_DOMAINS)})$")
-_INT64 = np.iinfo(np.int64)
-_LARGEST_RUN = int(_INT64.max)
+_TASK_ID = "tau-bench numbers its tasks 0, 1, 2, ... (an integer; a string is read as its text)"
+_TRIAL = "tau-bench numbers the trials of a task 0, 1, 2, ..."
 
 
 def read_tau_bench(
@@ -117,6 +116,7 @@ def read_tau_bench(
 
 
 def _read_file(file: Path, model: str | None, domain: str | None) -> pd.DataFrame:
+    """Return one results file's rows, one per record."""
     records = _records(file)
     tasks: list[object] = []
     trials: list[int] = []
@@ -124,19 +124,18 @@ def _read_file(file: Path, model: str | None, domain: str | None) -> pd.DataFram
     errors: list[str | None] = []
     sources: list[object] = []
     costs: list[float | None] = []
-    for number, record in enumerate(records):
-        where = _where(file, number, record)
-        if not isinstance(record, dict):
-            raise ValueError(f"{where}: a record must be a JSON object, got {json_kind(record)}")
-        tasks.append(_task(record, where))
-        trials.append(_trial(record, where))
-        rewards[number] = _reward(record, where)
+    for position, record in enumerate(records):
+        where = _where(file, position, record)
+        mapping(record, where, "the record", "a tau-bench record is a JSON object")
+        tasks.append(task_id(record.get("task_id"), where, rule=_TASK_ID))
+        trials.append(trial_number(record.get("trial"), where, rule=_TRIAL))
+        rewards[position] = _reward(record, where)
         info = record.get("info")
         info = info if isinstance(info, dict) else {}
         errors.append(_error(info))
         sources.append(info.get("source"))
         costs.append(_cost(info))
-    unpriced = [number for number, cost in enumerate(costs) if cost is None]
+    unpriced = [position for position, cost in enumerate(costs) if cost is None]
     if unpriced:
         first = unpriced[0]
         warn(
@@ -168,37 +167,16 @@ def _read_file(file: Path, model: str | None, domain: str | None) -> pd.DataFram
 
 
 def _records(file: Path) -> list[Any]:
-    records = load_json(file, "a tau-bench results file is a JSON list of run records")
-    if not isinstance(records, list):
-        raise ValueError(
-            f"{file}: expected a JSON list of run records (tau-bench's results format), "
-            f"got {json_kind(records)}"
-        )
+    """Return a results file's records, refusing a file that holds none."""
+    records: list[Any] = load_json(
+        file, "a tau-bench results file is a JSON list of run records", kind=list
+    )
     if not records:
         raise ValueError(
             f"{file}: no runs (an empty list); an evaluation that wrote no record yet has "
             f"nothing to read: leave the file out"
         )
     return records
-
-
-def _task(record: dict[str, Any], where: str) -> int | str:
-    task = record.get("task_id")
-    if task is None:
-        raise ValueError(f"{where}: no task_id; every run needs the task it belongs to")
-    if isinstance(task, bool) or not isinstance(task, int | str):
-        raise ValueError(
-            f"{where}: task_id is {task!r}, {json_kind(task)}; tau-bench numbers its tasks 0, 1, "
-            f"2, ... (an integer; a string is read as its text)"
-        )
-    if isinstance(task, str):
-        return encodable(task)
-    if not _INT64.min <= task <= _INT64.max:
-        raise ValueError(
-            f"{where}: task_id is {task}, an integer too large for int64; write such a task_id "
-            f'as a JSON string ("{task}")'
-        )
-    return task
 
 
 def _check_id_kinds(frames: list[pd.DataFrame]) -> None:
@@ -220,15 +198,6 @@ def _check_id_kinds(frames: list[pd.DataFrame]) -> None:
             )
 
 
-def _trial(record: dict[str, Any], where: str) -> int:
-    trial = record.get("trial")
-    if isinstance(trial, bool) or not isinstance(trial, int) or not 0 <= trial <= _LARGEST_RUN:
-        raise ValueError(
-            f"{where}: trial is {trial!r}; tau-bench numbers the trials of a task 0, 1, 2, ..."
-        )
-    return trial
-
-
 def _cost(info: dict[str, Any]) -> float | None:
     """Return ``info.user_cost`` as a number, NaN when absent, None when it is not a number."""
     cost = info.get("user_cost")
@@ -243,15 +212,14 @@ def _cost(info: dict[str, Any]) -> float | None:
 
 
 def _reward(record: dict[str, Any], where: str) -> float:
+    """Return a record's reward, a finite number."""
     if "reward" not in record:
-        raise ValueError(f"{where}: no reward; every tau-bench record has one (0.0 on an error)")
-    reward = record["reward"]
-    if isinstance(reward, bool) or not isinstance(reward, int | float) or math.isnan(reward):
-        raise ValueError(f"{where}: reward is {reward!r}, not a number in [0, 1]")
-    return float(reward)
+        raise absent(where, "reward", "every tau-bench record has one (0.0 on an error)")
+    return number(record["reward"], where, "reward", "a reward is a number in [0, 1]")
 
 
 def _error(info: dict[str, Any]) -> str | None:
+    """Return the error of a run that ended on one, None for a run that ended normally."""
     if info.get("error"):
         return str(info["error"])
     if info.get("reward_info") is None:
@@ -263,6 +231,7 @@ def _error(info: dict[str, Any]) -> str | None:
 
 
 def _where(file: Path, number: int, record: object) -> str:
+    """Name a record and its task_id, for the messages."""
     if isinstance(record, dict) and record.get("task_id") is not None:
         return f"{file}, record {number} (task_id {record['task_id']!r})"
     return f"{file}, record {number}"
