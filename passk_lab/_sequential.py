@@ -34,7 +34,7 @@ import numpy as np
 
 from passk_lab._betabinom import fit_cells
 from passk_lab._confidence_sequence import betting_interval
-from passk_lab._mean_intervals import TaskMoments, effective_n_interval
+from passk_lab._interval_policy import IntervalSpec, mean_intervals
 from passk_lab._two_stage import Statistic, TwoStagePlan, choose_plan
 from passk_lab._typing import Floats, Ints
 from passk_lab._warnings import EvaluationWarning, warn
@@ -144,12 +144,15 @@ def sequential_interval(
     >>> [round(limit, 3) for limit in sequential_interval(values, np.full(40, 5), 5, 0.95)]
     [0.588, 0.873]
     """
-    moments = TaskMoments.of(
-        values[:, None], np.ones(len(values), dtype=np.int64), n, np.array([k])
+    found = mean_intervals(
+        values[:, None],
+        n,
+        np.ones(len(values), dtype=np.int64),
+        np.array([k]),
+        IntervalSpec.of("auto", confidence_level),
+        capped=False,
     )
-    moments = moments._replace(blocks=np.full(1, np.inf))
-    low, high = effective_n_interval(moments, confidence_level)
-    return float(low[0]), float(high[0])
+    return float(found.low[0]), float(found.high[0])
 
 
 def _next_plan(design: Design, ends: Ends, agent: int) -> TwoStagePlan:

@@ -22,9 +22,9 @@ import pandas as pd
 
 from passk_lab._betabinom import outcome_chances
 from passk_lab._checks import confidence, positive_int, probability
-from passk_lab._data.cells import products
+from passk_lab._data.cells import pass_pow_k_values
 from passk_lab._interval import clopper_pearson, z_value
-from passk_lab._mean_intervals import TaskMoments, effective_n_interval
+from passk_lab._interval_policy import IntervalSpec, mean_intervals
 from passk_lab._typing import Floats
 from passk_lab._warnings import UNSET, renamed
 
@@ -184,7 +184,7 @@ class _TaskLaw:
     @classmethod
     def of(cls, p: float, icc: float, runs: int, k: int) -> _TaskLaw:
         outcomes = np.arange(runs + 1, dtype=np.int64)
-        values = products(np.full(len(outcomes), runs), outcomes, np.array([k]))[:, 0]
+        values = pass_pow_k_values(np.full(len(outcomes), runs), outcomes, np.array([k]))[:, 0]
         return cls(values, outcome_chances(p, icc, runs), runs, k)
 
     @property
@@ -225,7 +225,8 @@ def _half_widths(law: _TaskLaw, tasks: int, level: float) -> tuple[Floats, Float
         values = np.repeat(law.scores[:, None], _REPLICATES, axis=1)
         runs = np.full(len(law.scores), law.runs)
         ks = np.full(_REPLICATES, law.k)
-        lows, highs = effective_n_interval(TaskMoments.of(values, counts.T, runs, ks), level)
+        found = mean_intervals(values, runs, counts.T, ks, IntervalSpec.of("auto", level))
+        lows, highs = found.low, found.high
         weights = np.full(_REPLICATES, 1.0 / _REPLICATES)
     half = (highs - lows) / 2.0
     order = np.argsort(half, kind="stable")
