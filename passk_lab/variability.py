@@ -40,7 +40,7 @@ import pandas as pd
 
 from passk_lab._checks import check_size, confidence, positive_int
 from passk_lab._curve import means
-from passk_lab._data.cells import Cells, products
+from passk_lab._data.cells import Cells, pass_at_k_values, pass_pow_k_values, products
 from passk_lab._data.rules import (
     By,
     ErrorPolicy,
@@ -413,8 +413,8 @@ def _task_variances(n: Ints, c: Ints, r: int, ks: Ints, metrics: list[str]) -> F
 
     draws = np.arange(r + 1)
     everyone = np.full(r + 1, r, dtype=np.int64)
-    pow_k = products(everyone, draws, ks)  # f(j) for pass^k (pass@1 at k = 1)
-    at_k = 1.0 - products(everyone, r - draws, ks)
+    pow_k = pass_pow_k_values(everyone, draws, ks)  # f(j) for pass^k (pass@1 at k = 1)
+    at_k = pass_at_k_values(everyone, draws, ks)
     shapes = np.where(np.array(metrics) == "pass_at_k", at_k, pow_k)  # (r + 1) x columns
 
     def log_choose(m: Ints, j: Ints) -> Floats:
@@ -438,7 +438,7 @@ def _task_variances(n: Ints, c: Ints, r: int, ks: Ints, metrics: list[str]) -> F
     squared = np.where(
         np.array(metrics) == "pass_at_k",
         1.0 - 2.0 * products(n, fail, ks) + products(n, fail, 2 * ks),
-        products(n, c, 2 * ks),
+        pass_pow_k_values(n, c, 2 * ks),
     )
     values: Floats = second - squared  # NaN where n < 2k, from the products
     return values
