@@ -32,12 +32,12 @@ from typing import Literal, NamedTuple, TypeAlias
 
 import numpy as np
 
-from passk_lab._betabinom import fit_cells
 from passk_lab._confidence_sequence import betting_interval
 from passk_lab._interval_policy import IntervalSpec, mean_intervals
 from passk_lab._two_stage import Statistic, TwoStagePlan, choose_plan
 from passk_lab._typing import Floats, Ints
 from passk_lab._warnings import EvaluationWarning, warn
+from passk_lab.heterogeneity import fit_cells
 
 __all__ = [
     "Design",

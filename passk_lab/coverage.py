@@ -23,8 +23,9 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from passk_lab._betabinom import beta_shapes, outcome_chances
+from passk_lab._betabinom import beta_shapes
 from passk_lab._checks import confidence, k_values, positive_int, probability
+from passk_lab._goodness_of_fit import outcome_chances
 from passk_lab._interval_policy import INTERVAL_METHODS, IntervalSpec, curve_intervals
 from passk_lab._typing import Bools, Floats, Ints
 from passk_lab._warnings import UNSET, renamed

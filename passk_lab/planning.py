@@ -20,9 +20,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from passk_lab._betabinom import outcome_chances
 from passk_lab._checks import confidence, positive_int, probability
 from passk_lab._data.cells import pass_pow_k_values
+from passk_lab._goodness_of_fit import outcome_chances
 from passk_lab._interval import clopper_pearson, z_value
 from passk_lab._interval_policy import IntervalSpec, mean_intervals
 from passk_lab._typing import Floats
