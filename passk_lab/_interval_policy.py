@@ -26,7 +26,8 @@ from passk_lab._bootstrap import task_bootstrap, two_level_bootstrap
 from passk_lab._checks import confidence, positive_int
 from passk_lab._choices import INTERVAL_METHODS, BinomialMethod, IntervalMethod, Resampling
 from passk_lab._data.cells import pass_at_k_values, pass_pow_k_values
-from passk_lab._interval import binomial_limits
+from passk_lab._errors import with_keywords
+from passk_lab._interval import ConfidenceInterval, binomial_limits
 from passk_lab._mean_intervals import TaskMoments, effective_n_interval
 from passk_lab._typing import Floats, Ints
 
@@ -89,7 +90,10 @@ class IntervalSpec:
         """
         chosen = next((name for name in _CHOICES if name == method), None)
         if chosen is None:
-            raise ValueError(f"method must be one of {', '.join(INTERVAL_METHODS)}; got {method!r}")
+            raise with_keywords(
+                ValueError(f"method must be one of {', '.join(INTERVAL_METHODS)}; got {method!r}"),
+                "method",
+            )
         binomial, bootstrap = _CHOICES[chosen]
         return cls(
             method=chosen,
@@ -286,7 +290,7 @@ def mean_intervals(
     moments = TaskMoments.of(values, tasks, n, ks)
     if not capped:
         moments = moments._replace(blocks=np.full(len(ks), np.inf))
-    resampled = None
+    resampled: ConfidenceInterval | None = None
     if spec.bootstrap == "two-level":
         if redraw is None:
             raise ValueError("the two-level bootstrap needs the runs to redraw (redraw=)")
@@ -310,7 +314,11 @@ def mean_intervals(
             confidence_level=spec.confidence_level,
             rng=spec.rng,
         )
-    limits, methods = _limits(moments, spec, resampled)
+    limits, methods = _limits(
+        moments,
+        spec,
+        None if resampled is None else (np.asarray(resampled.low), np.asarray(resampled.high)),
+    )
     return MeanIntervals(moments.mean, moments.tasks, limits.low, limits.high, methods)
 
 

@@ -191,6 +191,7 @@ def test_leaderboard_attrs(five_board):
         "by": ["model"],
         "metric": "pass_pow_k",
         "confidence_level": 0.95,
+        "method": "auto",
         "adjust": "holm",
         "errors": "fail",
         "n_resamples": 10_000,
@@ -486,6 +487,7 @@ def test_pairwise_attrs_are_the_pairs_own_and_none_of_a_single_comparison() -> N
         "by",
         "adjust",
         "confidence_level",
+        "method",
         "errors",
         "n_resamples",
         "common_tasks",
@@ -589,12 +591,12 @@ def test_a_lattice_past_any_float_goes_to_monte_carlo_without_overflow():
 
 
 def test_ranks_of_estimates_far_below_any_rounding_keep_their_order():
-    from passk_lab.ranking import _ranks
+    from passk_lab._ranks import rank_intervals
 
     values = np.array([2e-20, 1e-20, 1e-20 * (1 + 1e-15)])  # the last two equal to rounding
     better = np.zeros((3, 3), dtype=bool)
     better[0, 1] = better[0, 2] = True
-    rank, low, high, group = _ranks(values, better)
+    rank, low, high, group = rank_intervals(values, better)
     assert rank.tolist() == [1, 2, 2]
     assert (low <= rank).all()
     assert (rank <= high).all()
