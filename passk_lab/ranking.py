@@ -68,8 +68,7 @@ def pairwise(
     Parameters
     ----------
     runs : DataFrame, numpy.ndarray, Tally or Dask DataFrame
-        Whatever :func:`~passk_lab.tally` takes, with the column(s) `by`
-        naming the agents.
+        Whatever :func:`~passk_lab.tally` takes, with `by` naming the agents.
     ks : sequence of int, optional
         The k values; by default 1 to the most runs every agent has on a task.
     by : str or list of str
@@ -81,28 +80,24 @@ def pairwise(
     method : {"auto", "bca", "percentile"}
         The interval of each difference, as :func:`~passk_lab.compare`'s.
     n_resamples : int
-        Draws of the Monte Carlo sign-flip test, used only where the exact
-        distribution would be too large (``test`` says which was used), and
-        of a bootstrap `method`.
+        Draws of the Monte Carlo sign-flip test (only where the exact one's
+        lattice is too large), and of a bootstrap `method`.
     rng : int, numpy.random.Generator or None
-        Seed or generator of those draws; each test draws from its own
-        generator, made from one seed drawn from `rng` and the test's pair,
-        metric and k, so that :func:`leaderboard` with the same int seed
-        draws the same.
+        Seed or generator of those draws; each test draws from its own, made
+        from one seed drawn from `rng` and its pair, metric and k, so that
+        :func:`leaderboard` with the same int seed draws the same.
     metrics : sequence of {"pass_pow_k", "pass_at_k"}
         The metrics compared; both by default.
     adjust : {"holm", "bh", None}
-        How the p-values of one metric and k are adjusted for the number of
-        pairs: Holm's step-down method (holds the family-wise error), Benjamini
-        and Hochberg's (holds the false discovery rate), or not at all.
+        How the p-values of one metric and k are adjusted for the pairs: by
+        Holm's step-down method (the family-wise error), Benjamini and
+        Hochberg's (the false discovery rate), or not at all.
     common_tasks : bool
-        Count each k on the tasks where every agent has at least k runs: the
-        tests :func:`leaderboard`'s ranks are made from. By default each
-        pair counts the tasks where both of its agents have k runs.
+        Count each k on the tasks where every agent has k runs (the tests
+        :func:`leaderboard`'s ranks come from), not those both agents have.
     unmatched : {"raise", "drop"}
-        A task that some agent lacks is refused (the default), or dropped
-        from every agent with a warning and listed in
-        ``attrs["dropped_tasks"]``.
+        A task that some agent lacks is refused (the default), or dropped from
+        every agent with a warning and listed in ``attrs["dropped_tasks"]``.
 
     Returns
     -------
@@ -113,15 +108,14 @@ def pairwise(
         correlation, n_tasks, p_value, p_adjusted, test]``. ``difference`` is
         ``value_a - value_b`` over the ``n_tasks`` tasks counted at k, with
         :func:`~passk_lab.compare`'s paired interval (not adjusted);
-        ``correlation`` is that of their per-task estimates.
-        ``p_value`` is the two-sided p-value of the paired sign-flip test of
-        no difference (``test``: ``mcnemar_exact`` at k = 1 with one run per
-        task, ``sign_flip_exact``, ``sign_flip_approximate`` where the two
-        agents' runs differ on some task, or ``sign_flip_monte_carlo``),
-        ``p_adjusted`` the adjusted one. With several `by` columns, ``a`` and
-        ``b`` hold tuples. ``attrs`` holds ``by``, ``adjust``,
-        ``confidence_level``, ``method``, ``errors``, ``n_resamples``,
-        ``common_tasks`` and ``dropped_tasks``.
+        ``correlation`` is that of their per-task estimates. ``p_value`` is
+        the two-sided p-value of the paired sign-flip test of no difference,
+        ``p_adjusted`` the adjusted one; ``test`` says how it was computed
+        (``mcnemar_exact``, ``sign_flip_exact``, ``sign_flip_approximate`` or
+        ``sign_flip_monte_carlo``; docs/leaderboards.md). With several `by`
+        columns, ``a`` and ``b`` hold tuples. ``attrs`` holds ``by``,
+        ``adjust``, ``confidence_level``, ``method``, ``errors``,
+        ``n_resamples``, ``common_tasks`` and ``dropped_tasks``.
 
     Raises
     ------
@@ -131,12 +125,8 @@ def pairwise(
 
     Warns
     -----
-    UnequalRunsWarning
-        Where two agents have different runs on a shared task: the test is
-        then approximate (docs/leaderboards.md, "The paired test").
-    ResolutionWarning
-        Where Monte Carlo p-values cannot fall below the adjustment's
-        smallest threshold; it names the draws that would do.
+    UnequalRunsWarning, ResolutionWarning
+        Where agents' runs differ on a task, or Monte Carlo p-values are too coarse.
 
     Examples
     --------
@@ -159,9 +149,9 @@ def pairwise(
     paired = check_method(method)
     chosen = check_adjust(adjust)
     draws = positive_int("n_resamples", n_resamples)
+    asked = check_metrics(metrics)
     if not isinstance(common_tasks, bool):
         raise TypeError(f"common_tasks must be True or False, got {common_tasks!r}")
-    asked = check_metrics(metrics)
     agents = Agents(runs, by, errors, unmatched, "pairwise")
     values_ks = agents.ks(ks)
     warn_unequal_runs(agents, agents.counted(None, values_ks[:1]))
@@ -224,9 +214,8 @@ def leaderboard(
     metric : {"pass_pow_k", "pass_at_k"}
         The statistic the agents are ranked by.
     unmatched : {"raise", "drop"}
-        A task that some agent lacks is refused (the default), or dropped
-        from every agent with a warning and listed in
-        ``attrs["dropped_tasks"]``.
+        A task that some agent lacks is refused (the default), or dropped from
+        every agent with a warning and listed in ``attrs["dropped_tasks"]``.
 
     Returns
     -------

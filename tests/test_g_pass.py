@@ -258,7 +258,7 @@ def test_a_bad_tau_is_refused(tau, error, message):
         ([2, 9], ValueError, "k = 9 is more runs than any task has: the largest k available is 7"),
         (2.0, TypeError, "k must be an integer, got 2.0"),
         ("3", TypeError, "k must be an integer, got '3'"),
-        ([], ValueError, "k is empty"),
+        ([], ValueError, "ks is empty"),
     ],
 )
 def test_a_bad_k_is_refused(k, error, message):
