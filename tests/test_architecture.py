@@ -54,6 +54,7 @@ LAYERS: dict[str, int] = {
     "passk_lab._pair_tests": 2,
     "passk_lab._ranks": 2,
     "passk_lab.ranking": 2,
+    "passk_lab._run_noise": 2,
     "passk_lab.variability": 2,
     "passk_lab.g_pass": 2,
     "passk_lab.planning": 2,
