@@ -345,9 +345,9 @@ def plan_evaluation(
     p: float,
     k: int,
     *,
+    confidence_level: float = 0.95,
     runs_per_task: int | Iterable[int] | None = None,
     icc: float = 0.0,
-    confidence_level: float = 0.95,
     assurance: float | None = 0.8,
     runs: int | Iterable[int] | None = UNSET,
 ) -> pd.DataFrame:
@@ -357,34 +357,15 @@ def plan_evaluation(
     distribution with mean `p` and intra-task correlation `icc` (``icc = 0``:
     every task has rate p), runs of a task are independent given its rate,
     and pass^k is estimated by the mean over tasks of ``C(c, k) / C(n, k)``.
-    The interval is the one :func:`~passk_lab.reliability_curve` reports by
-    default: Clopper-Pearson on the tasks that passed all k runs at k runs
-    per task, and on an effective number of tasks with more runs (see
-    docs/uncertainty.md).
-
-    The half-width an evaluation gets is random: it depends on the tasks
-    drawn. By default the plan asks for `assurance` = 0.8: the fewest tasks
-    with which at least 80% of evaluations under the model reach
-    `half_width`. At k runs per task that chance is exact (a binomial sum)
-    and rises and falls a little with the tasks, because the interval rests
-    on an integer count; the plan is then past the last fall below
-    `assurance`, so more tasks keep it. With more runs it is the share of
-    4,000 evaluations simulated with a fixed seed (the same call gives the
-    same plan), to about 0.006 at 0.8; the plan asks that share for two of
-    its standard errors more than `assurance`, so that it reaches
-    `assurance` itself with about 97.5% confidence, and is where that
-    quantile of the simulated half-widths comes down to `half_width`, found
-    by scaling the tasks (the first size whose simulated share passed would
-    favour a lucky draw). ``assurance=None`` gives the older plan,
-    the normal-approximation ``(z * sd / half_width)^2`` rounded up, with
-    ``sd`` the exact standard deviation of one task's estimate: the
-    half-width of the normal approximation is `half_width` on average, but
-    the interval reported is wider and often misses it.
-
-    More runs per task than k lower ``sd`` (each task's ``p^k`` is measured
-    better) but never below the spread of the tasks' true ``p^k``, and the
-    interval counts a task's runs as at most ``runs_per_task // k``
-    independent trials.
+    The interval planned for is the one :func:`~passk_lab.reliability_curve`
+    reports by default (``method="auto"``); a plan takes no ``method``, as
+    the other intervals' laws over evaluations have no closed form and a
+    bootstrap of each of thousands of simulated evaluations would cost
+    minutes. The half-width an evaluation gets depends on the tasks drawn,
+    so the plan asks for the fewest tasks with which `assurance` of the
+    evaluations reach `half_width` (exact at k runs per task, simulated with
+    a fixed seed otherwise); docs/uncertainty.md ("Planning an evaluation"
+    and "How a plan is found") says how and what it costs.
 
     Parameters
     ----------
@@ -394,17 +375,18 @@ def plan_evaluation(
         The guessed mean per-run pass rate, in (0, 1).
     k : int
         The pass^k to measure.
+    confidence_level : float
+        In (0, 1).
     runs_per_task : int or sequence of int, optional
         Runs per task to consider, each ``>= k``; by default k, 2k and 4k.
     icc : float
         Guessed intra-task correlation in [0, 1) (see
         :func:`~passk_lab.fit_betabinom`); 0 for identical tasks.
-    confidence_level : float
-        In (0, 1).
-    assurance : float or None, keyword-only
+    assurance : float or None
         The chance, in (0, 1), that half an evaluation's interval width,
-        ``(high - low) / 2``, is at most `half_width`; 0.8 by default. None plans the expected
-        half-width instead.
+        ``(high - low) / 2``, is at most `half_width`; 0.8 by default. None
+        plans the normal approximation's expected half-width instead,
+        ``(z * sd / half_width)^2`` tasks rounded up.
     runs : int or sequence of int, optional
         The old name of `runs_per_task`; deprecated, it goes in the next release.
 
@@ -417,10 +399,9 @@ def plan_evaluation(
         deviation of one task's estimate, and ``assurance`` the chance that
         an evaluation of ``n_tasks`` tasks reaches the `half_width` asked
         for. ``half_width`` is the assured half-width: half the reported
-        interval's width is at most that with chance `assurance`, so it is at
-        most the one asked for (near 0 and 1 the interval is not
-        symmetric). With ``assurance=None`` it is the normal approximation
-        ``z * sd / sqrt(n_tasks)``, as before.
+        interval's width is at most that with chance `assurance`. With
+        ``assurance=None`` it is the normal approximation
+        ``z * sd / sqrt(n_tasks)``.
 
     Raises
     ------
@@ -433,9 +414,8 @@ def plan_evaluation(
 
     Examples
     --------
-    Identical tasks: each extra k runs of a task count as one more task (the
-    effective tasks are capped at the disjoint blocks of k runs), so more runs
-    per task save tasks, not runs.
+    Identical tasks: each extra k runs of a task count as one more task, so
+    more runs per task save tasks, not runs.
 
     >>> columns = ["runs_per_task", "n_tasks", "total_runs", "half_width", "assurance"]
     >>> plan_evaluation(0.05, 0.85, 5)[columns].round(3)
@@ -444,9 +424,7 @@ def plan_evaluation(
     1             10      200        2000        0.05      0.873
     2             20      100        2000        0.05      0.857
 
-    The expected-half-width plan needs fewer tasks, and the interval the
-    library reports is wider than its normal approximation, so the plan
-    rarely reaches the half-width.
+    The expected-half-width plan needs fewer tasks, and rarely reaches the half-width.
 
     >>> plan_evaluation(0.05, 0.85, 5, assurance=None)[columns].round(3)
        runs_per_task  n_tasks  total_runs  half_width  assurance
@@ -454,8 +432,7 @@ def plan_evaluation(
     1             10      156        1560        0.05      0.000
     2             20       72        1440        0.05      0.000
 
-    Tasks that differ (icc = 0.3): the spread of the tasks themselves remains,
-    so extra runs help less and tasks are what buys precision.
+    Tasks that differ (icc = 0.3): extra runs help less, and tasks are what buys precision.
 
     >>> plan_evaluation(0.05, 0.85, 5, icc=0.3)[["runs_per_task", "n_tasks", "task_sd"]].round(3)
        runs_per_task  n_tasks  task_sd
@@ -463,6 +440,21 @@ def plan_evaluation(
     1             10      288    0.415
     2             20      250    0.385
     """
+    width, rate, power, correlation, level, wanted = _plan_settings(
+        half_width, p, k, icc, confidence_level, assurance
+    )
+    choices = _runs_choices(renamed("runs", "runs_per_task", runs, runs_per_task), power)
+    rows = [
+        _plan_row(_TaskLaw.of(rate, correlation, choice, power), width, level, wanted)
+        for choice in choices
+    ]
+    return pd.DataFrame(rows)
+
+
+def _plan_settings(
+    half_width: float, p: float, k: int, icc: float, confidence_level: float, assurance: object
+) -> tuple[float, float, int, float, float, float | None]:
+    """Check a plan's numbers: the half-width, rate, k, icc, level and assurance, in that order."""
     width = float(half_width)
     if not 0.0 < width <= 0.5:
         raise ValueError(f"half_width must be in (0, 0.5], got {half_width!r}")
@@ -474,16 +466,21 @@ def plan_evaluation(
     if correlation >= 1.0:
         raise ValueError("icc must be below 1 (at 1 every task always passes or always fails)")
     level = confidence(confidence_level)
-    if assurance is not None:
-        if isinstance(assurance, bool) or not isinstance(assurance, numbers.Real):
-            raise TypeError(f"assurance must be a number in (0, 1) or None, got {assurance!r}")
-        wanted = float(assurance)
-        if not 0.0 < wanted < 1.0:  # NaN fails this test too
-            raise ValueError(
-                f"assurance must be strictly between 0 and 1 (0.8: 80% of evaluations reach "
-                f"the half-width), or None for the expected half-width; got {wanted}"
-            )
-    asked = renamed("runs", "runs_per_task", runs, runs_per_task)
+    if assurance is None:
+        return width, rate, power, correlation, level, None
+    if isinstance(assurance, bool) or not isinstance(assurance, numbers.Real):
+        raise TypeError(f"assurance must be a number in (0, 1) or None, got {assurance!r}")
+    wanted = float(assurance)
+    if not 0.0 < wanted < 1.0:  # NaN fails this test too
+        raise ValueError(
+            f"assurance must be strictly between 0 and 1 (0.8: 80% of evaluations reach "
+            f"the half-width), or None for the expected half-width; got {wanted}"
+        )
+    return width, rate, power, correlation, level, wanted
+
+
+def _runs_choices(asked: object, power: int) -> list[int]:
+    """Return the runs per task to plan for: `asked`, or k, 2k and 4k; each at least k."""
     if asked is None:
         choices = [power, 2 * power, 4 * power]
     else:
@@ -493,35 +490,36 @@ def plan_evaluation(
         choices = [positive_int("runs_per_task", value) for value in values]
     if any(choice < power for choice in choices):
         raise ValueError(f"runs per task must be at least k = {power} to measure pass^{power}")
+    return choices
+
+
+def _plan_row(
+    law: _TaskLaw, width: float, level: float, wanted: float | None
+) -> dict[str, float | int]:
+    """Return the plan for one runs per task: the tasks, and what they give."""
     z = z_value(level)
-    rows = []
-    for choice in choices:
-        law = _TaskLaw.of(rate, correlation, choice, power)
-        spread = law.sd
-        expected = max(1, math.ceil((z * spread / width) ** 2 - 1e-9))
-        evaluations = _Evaluations(law, level)
-        if assurance is None:
-            tasks = expected
-            half = z * spread / math.sqrt(tasks)
-        else:
-            if choice == power:  # exact: the assurance itself
-                guess = evaluations.scaled(expected, width=width, chance=wanted)
-                keeps = partial(evaluations.keeps, width=width, chance=wanted)
-                tasks = _fewest_tasks(keeps, guess)
-            else:  # simulated: the assurance plus two of the share's standard errors
-                margin = _MARGIN * math.sqrt(wanted * (1.0 - wanted) / _REPLICATES)
-                asked_for = min(wanted + margin, (1.0 + wanted) / 2.0)
-                tasks = evaluations.scaled(expected, width=width, chance=asked_for)
-            half = evaluations.assured(tasks, wanted)
-        rows.append(
-            {
-                "runs_per_task": choice,
-                "n_tasks": tasks,
-                "total_runs": tasks * choice,
-                "pass_pow_k": law.mean,
-                "task_sd": spread,
-                "half_width": half,
-                "assurance": evaluations.reached(tasks, width),
-            }
-        )
-    return pd.DataFrame(rows)
+    spread = law.sd
+    expected = max(1, math.ceil((z * spread / width) ** 2 - 1e-9))
+    evaluations = _Evaluations(law, level)
+    if wanted is None:
+        tasks = expected
+        half = z * spread / math.sqrt(tasks)
+    else:
+        if law.runs == law.k:  # exact: the assurance itself
+            guess = evaluations.scaled(expected, width=width, chance=wanted)
+            keeps = partial(evaluations.keeps, width=width, chance=wanted)
+            tasks = _fewest_tasks(keeps, guess)
+        else:  # simulated: the assurance plus two of the share's standard errors
+            margin = _MARGIN * math.sqrt(wanted * (1.0 - wanted) / _REPLICATES)
+            asked_for = min(wanted + margin, (1.0 + wanted) / 2.0)
+            tasks = evaluations.scaled(expected, width=width, chance=asked_for)
+        half = evaluations.assured(tasks, wanted)
+    return {
+        "runs_per_task": law.runs,
+        "n_tasks": tasks,
+        "total_runs": tasks * law.runs,
+        "pass_pow_k": law.mean,
+        "task_sd": spread,
+        "half_width": half,
+        "assurance": evaluations.reached(tasks, width),
+    }
