@@ -135,7 +135,11 @@ def sequential_interval(
     every value is 0 or 1, on ``m (1 - m) / Var(m)`` effective tasks with one
     pseudo-task at 0 and one at 1 otherwise), without the curve's cap at the
     disjoint blocks of k runs: a two-stage plan's estimate of a task that went
-    on uses every run, and is worth more than its blocks.
+    on uses every run, and is worth more than its blocks. It is always the
+    policy's ``"auto"`` interval: its coverage under the stopping rule is
+    what ``study/adaptive_coverage.py`` measured, and a method chosen for it
+    would be one nobody has measured (an adaptive evaluation's choice of
+    interval is ``evaluate_until(interval=)``, sequential or anytime).
 
     Examples
     --------
