@@ -24,7 +24,6 @@ eight float64 arrays at once (the hypergeometric weights of the cells, the estim
 run count j at every k, the products of ratios up to 2k, the variances)."""
 
 
-
 def task_variances(n: Ints, c: Ints, r: int, ks: Ints, metrics: list[str]) -> Floats:
     """Unbiased estimates of each cell's ``Var f(C)``, ``C ~ Binomial(r, p)``, per column.
 
@@ -83,4 +82,3 @@ def warn_floor(cells: Cells, counted: Floats, r: int, ks: Ints, metrics: list[st
                 needed=max(r, 2 * int(ks[short[0]])),
             )
         )
-

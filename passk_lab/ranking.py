@@ -111,11 +111,11 @@ def pairwise(
         ``correlation`` is that of their per-task estimates. ``p_value`` is
         the two-sided p-value of the paired sign-flip test of no difference,
         ``p_adjusted`` the adjusted one; ``test`` says how it was computed
-        (``mcnemar_exact``, ``sign_flip_exact``, ``sign_flip_approximate`` or
-        ``sign_flip_monte_carlo``; docs/leaderboards.md). With several `by`
-        columns, ``a`` and ``b`` hold tuples. ``attrs`` holds ``by``,
-        ``adjust``, ``confidence_level``, ``method``, ``errors``,
-        ``n_resamples``, ``common_tasks`` and ``dropped_tasks``.
+        (``mcnemar_exact``, ``sign_flip_exact``, ``sign_flip_approximate``,
+        ``sign_flip_monte_carlo``: docs/leaderboards.md, "The paired test, in
+        brief"). With several `by` columns, ``a`` and ``b`` hold tuples.
+        ``attrs`` holds ``by``, ``adjust``, ``confidence_level``, ``method``,
+        ``errors``, ``n_resamples``, ``common_tasks`` and ``dropped_tasks``.
 
     Raises
     ------
@@ -247,9 +247,9 @@ def leaderboard(
 
     Notes
     -----
-    docs/leaderboards.md ("Rank intervals") says when an agent is shown
-    better than another, what the rank intervals' coverage rests on, and
-    what ``study/leaderboard_coverage.py`` measures of it.
+    docs/leaderboards.md ("Rank intervals: what they rest on") says when an
+    agent is shown better than another, what the rank intervals' coverage
+    rests on, and what ``study/leaderboard_coverage.py`` measures of it.
 
     Examples
     --------
