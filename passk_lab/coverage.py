@@ -315,7 +315,7 @@ def interval_coverage(
     chosen = _methods(methods)
     generator = np.random.default_rng(rng)
     n, c, counts = _evaluations(population, tasks, (runs, run_chances), replicates, generator)
-    specs = {
+    specs: dict[str, IntervalSpec] = {
         method: IntervalSpec.of(method, level, n_resamples, generator)
         for method in chosen
         if method in INTERVAL_METHODS

@@ -47,7 +47,7 @@ Tau: TypeAlias = float | Literal["mean"]
 
 @by_keyword(3)
 def g_pass_at_k(
-    runs: object,
+    runs: pd.DataFrame | np.ndarray,
     ks: int | Iterable[int] | None = None,
     tau: float | str | Iterable[float | str] | None = None,
     *,

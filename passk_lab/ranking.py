@@ -49,7 +49,7 @@ __all__ = ["leaderboard", "pairwise"]
 
 @by_keyword(1)
 def pairwise(
-    runs: object,
+    runs: pd.DataFrame | np.ndarray,
     ks: Iterable[int] | None = None,
     *,
     by: By = "model",
@@ -172,7 +172,7 @@ def pairwise(
 
 @by_keyword(1)
 def leaderboard(
-    runs: object,
+    runs: pd.DataFrame | np.ndarray,
     ks: Iterable[int] | None = None,
     *,
     by: By = "model",
@@ -287,7 +287,7 @@ def leaderboard(
 
 
 def ranks_and_tests(
-    runs: object,
+    runs: pd.DataFrame | np.ndarray,
     by: By = "model",
     ks: Iterable[int] | None = None,
     *,

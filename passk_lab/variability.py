@@ -50,7 +50,7 @@ __all__ = ["consistency", "noise_floor", "variance_components"]
 
 @by_keyword(1)
 def variance_components(
-    runs: object, *, by: By = None, errors: ErrorPolicy = "fail"
+    runs: pd.DataFrame | np.ndarray, *, by: By = None, errors: ErrorPolicy = "fail"
 ) -> pd.DataFrame:
     """Split the variance of run outcomes into tasks' difficulty and runs' noise.
 
@@ -229,40 +229,9 @@ def _warn_components(cells: Cells, few: Bools, single: Bools, icc: Floats) -> No
             )
 
 
-def _warn_components(cells: Cells, few: Bools, single: Bools, icc: Floats) -> None:
-    """Warn, naming the group, where a variance component or the ICC is NaN."""
-    for group in range(len(cells.groups)):
-        where = cells.where(group)
-        if single[group]:
-            warn(
-                FewRunsWarning(
-                    f"no variance components{where}: no task has two runs, so nothing tells a "
-                    f"task's runs apart; between_task_variance, within_task_variance and icc "
-                    f"are NaN. Run each task at least twice",
-                    needed=2,
-                )
-            )
-        elif few[group]:
-            warn(
-                FewTasksWarning(
-                    f"no between-task variance{where}: it has one task, and one task says "
-                    f"nothing about how tasks differ; between_task_variance and icc are NaN. "
-                    f"Give it more tasks",
-                    tasks=1,
-                )
-            )
-        elif not np.isfinite(icc[group]):
-            warn(
-                NoVariationWarning(
-                    f"icc is NaN{where}: every run has the same outcome, so there is no "
-                    f"variance to share between tasks and runs (both components are 0)"
-                )
-            )
-
-
 @by_keyword(1)
 def noise_floor(
-    runs: object,
+    runs: pd.DataFrame | np.ndarray,
     *,
     by: By = None,
     errors: ErrorPolicy = "fail",
@@ -377,7 +346,7 @@ def noise_floor(
 
 @by_keyword(1)
 def consistency(
-    runs: object,
+    runs: pd.DataFrame | np.ndarray,
     *,
     by: By = None,
     errors: ErrorPolicy = "fail",
