@@ -57,6 +57,7 @@ LAYERS: dict[str, int] = {
     "passk_lab._run_noise": 2,
     "passk_lab.variability": 2,
     "passk_lab.g_pass": 2,
+    "passk_lab._plan_search": 2,
     "passk_lab.planning": 2,
     "passk_lab.coverage": 2,
     "passk_lab._two_stage": 2,
