@@ -137,13 +137,9 @@ class BetaBinomialFit:
     def inflation_pvalue(self) -> float:
         """P-value of the likelihood-ratio test of the plain model inside the inflated one.
 
-        The plain model is the inflated one with both shares at 0, on the
-        edge of the parameter space: the statistic's null distribution is a
-        mixture of chi-squared with 0, 1 and 2 degrees of freedom whose
-        weights depend on how the two shares' estimates correlate, and the
-        weight of 1 is 1/2 whatever the correlation. The p-value takes the
-        largest tail of them, ``(chi2_1 + chi2_2) / 2``, so it errs towards
-        the plain model. NaN where the inflated model was not fitted.
+        The largest tail of the boundary mixture, ``(chi2_1 + chi2_2) / 2``, so
+        it errs towards the plain model (docs/uncertainty.md, "The
+        beta-binomial fit"); NaN where the inflated model was not fitted.
         """
         if math.isnan(self.inflated_log_likelihood):
             return math.nan
