@@ -24,13 +24,14 @@ import pandas as pd
 from passk_lab._betabinom import beta_shapes
 from passk_lab._betabinom_fit import LEVEL, Model, fit_parameters, inflation_pvalue, refitted_pow_k
 from passk_lab._betabinom_inflated import model_pow_k
+from passk_lab._betabinom_summary import line_fields, table_rows
 from passk_lab._checks import confidence, positive_int
 from passk_lab._data.cells import Cells
 from passk_lab._data.rules import ErrorPolicy
 from passk_lab._data.tally import as_tally
 from passk_lab._goodness_of_fit import GoodnessOfFit, chi2_sf, expected_counts
 from passk_lab._interval import ConfidenceInterval
-from passk_lab._summary import Shown, p_value_text, summary_html, summary_repr
+from passk_lab._summary import summary_html, summary_repr
 from passk_lab._typing import Floats, Ints
 
 __all__ = ["BetaBinomialFit", "GoodnessOfFit", "fit_betabinom", "success_counts"]
@@ -171,6 +172,20 @@ class BetaBinomialFit:
         Returns
         -------
         float or numpy.ndarray
+
+        Raises
+        ------
+        ValueError
+            If no k is given, or a k is below 1.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import passk_lab as pk
+        >>> counts = pd.DataFrame({"task": range(6), "n": 4, "c": [0, 0, 1, 3, 4, 4]})
+        >>> fit = pk.fit_betabinom(counts)
+        >>> round(fit.pow_k(2), 4), fit.pow_k([2, 8]).round(3)
+        (0.4112, array([0.411, 0.279]))
         """
         ks = _as_ks(k)
         values = model_pow_k(self._theta, ks)
@@ -209,6 +224,21 @@ class BetaBinomialFit:
         -------
         ConfidenceInterval
             Floats for one k, arrays for several.
+
+        Raises
+        ------
+        ValueError
+            If a k is below 1, the level is not in (0, 1) or `n_resamples` below 1.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import passk_lab as pk
+        >>> counts = pd.DataFrame({"task": range(6), "n": 4, "c": [0, 0, 1, 3, 4, 4]})
+        >>> fit = pk.fit_betabinom(counts)
+        >>> low, high = fit.confidence_interval(4, n_resamples=200, rng=0)
+        >>> round(low, 3), round(high, 3)
+        (0.007, 0.675)
         """
         level = confidence(confidence_level)
         ks = _as_ks(k)
@@ -239,25 +269,7 @@ class BetaBinomialFit:
         BetaBinomialFit(model='betabinom', mean=0.86, icc=0, alpha=inf, beta=inf,
                         lr_pvalue=1.000, n_tasks=40, n_runs=200)
         """
-        fields: list[tuple[str, object]] = [
-            ("model", self.model),
-            ("mean", self.mean),
-            ("icc", self.icc),
-            ("alpha", self.alpha),
-            ("beta", self.beta),
-        ]
-        if self.model == "inflated":
-            fields += [
-                ("zero_share", self.zero_share),
-                ("one_share", self.one_share),
-                ("pass_at_1", self.pow_k(1)),
-            ]
-        fields += [
-            ("lr_pvalue", Shown(p_value_text(self.lr_pvalue) or "nan")),
-            ("n_tasks", self.n_tasks),
-            ("n_runs", self.n_runs),
-        ]
-        return summary_repr(type(self).__name__, fields)
+        return summary_repr(type(self).__name__, line_fields(self))
 
     def _repr_html_(self) -> str:
         """Return the fit as an HTML table, for Jupyter: parameters, likelihoods, tests, counts.
@@ -273,45 +285,23 @@ class BetaBinomialFit:
         >>> "tasks alike" in pk.fit_betabinom(pk.simulate_coin(seed=42))._repr_html_()
         True
         """
-        inflated = self.model == "inflated"
-        rows: list[tuple[str, object]] = [
-            ("model", _MODEL_NAMES[self.model]),
-            ("mean of the Beta part (mu)" if inflated else "mean chance of a pass (mu)", self.mean),
-            (
-                "icc of the Beta part" if inflated else "intra-task correlation (icc)",
-                _or_unidentified(self.icc),
-            ),
-            ("alpha", _shape(self.alpha)),
-            ("beta", _shape(self.beta)),
-        ]
-        if inflated:
-            rows += [
-                ("share of tasks that never pass", self.zero_share),
-                ("share of tasks that always pass", self.one_share),
-                ("chance of a pass (pass@1 of the model)", self.pow_k(1)),
-            ]
-        rows += [
-            ("log-likelihood", f"{self.log_likelihood:.2f}"),
-            ("binomial log-likelihood", f"{self.binomial_log_likelihood:.2f}"),
-        ]
-        if self.model == "inflated":
-            rows.append(("beta-binomial log-likelihood", f"{self.betabinom_log_likelihood:.2f}"))
-        rows.append(("LR test p (binomial, icc 0)", _p_text(self.lr_pvalue)))
-        if self.model == "inflated":
-            rows.append(("LR test p (no inflation)", _p_text(self.inflation_pvalue)))
-        fit = _p_text(self.goodness_of_fit.p_value, "not tested (too few outcome cells)")
-        rows += [
-            ("goodness-of-fit p", fit + (" (rejected)" if self.rejected else "")),
-            ("tasks", self.n_tasks),
-            ("runs", self.n_runs),
-        ]
-        return summary_html(type(self).__name__, rows)
+        return summary_html(type(self).__name__, table_rows(self))
 
     def to_frame(self) -> pd.DataFrame:
         """Return the fit as a one-row DataFrame: parameters, likelihoods, tests and the check.
 
         The model fitted is the column ``fitted_model`` (a runs table's
         ``model`` column, naming the agent's model, is often a group key).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import passk_lab as pk
+        >>> counts = pd.DataFrame({"task": range(6), "n": 4, "c": [0, 0, 1, 3, 4, 4]})
+        >>> fit = pk.fit_betabinom(counts)
+        >>> fit.to_frame()[["mean", "icc", "fitted_model", "n_tasks"]].round(4)
+           mean     icc fitted_model  n_tasks
+        0   0.5  0.6447    betabinom        6
         """
         statistic, df, p_value = self.goodness_of_fit
         return pd.DataFrame(
@@ -338,26 +328,6 @@ class BetaBinomialFit:
                 }
             ]
         )
-
-
-_MODEL_NAMES = {
-    "betabinom": "beta-binomial",
-    "inflated": "beta-binomial with tasks that never and always pass",
-}
-"""How each model reads in a summary."""
-
-
-def _or_unidentified(value: float) -> object:
-    return "not identified" if math.isnan(value) else value
-
-
-def _shape(value: float) -> object:
-    """Return a Beta shape for a summary: infinite when every task has the one chance."""
-    return "\N{INFINITY} (tasks alike)" if math.isinf(value) else _or_unidentified(value)
-
-
-def _p_text(value: float, missing: str = "not computed") -> str:
-    return missing if math.isnan(value) else p_value_text(value)
 
 
 def _as_ks(k: int | Iterable[int]) -> Ints:
@@ -481,6 +451,11 @@ def success_counts(
         ``binomial_mean``, ``lr_pvalue``, the goodness-of-fit check
         ``gof_statistic``, ``gof_df``, ``gof_pvalue`` and whether it
         ``rejected`` the model.
+
+    Raises
+    ------
+    ValueError
+        As :func:`fit_betabinom`: no task with a run, or a `model` it refuses.
 
     See Also
     --------

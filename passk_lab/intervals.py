@@ -317,7 +317,15 @@ class PassAt1SE:
         return normal_interval(self.estimate, se, level)
 
     def to_frame(self) -> pd.DataFrame:
-        """Return the fields (not the cells) as a one-row DataFrame."""
+        """Return the fields (not the cells) as a one-row DataFrame.
+
+        Examples
+        --------
+        >>> import passk_lab as pk
+        >>> pk.pass_at_1_se(pk.simulate_coin(seed=42)).to_frame()[["estimate", "n_tasks", "n_runs"]]
+           estimate  n_tasks  n_runs
+        0      0.86       40     200
+        """
         fields = {name: value for name, value in self.__dict__.items() if name != "cells"}
         return pd.DataFrame([fields])
 
@@ -341,6 +349,11 @@ def pass_at_1_se(runs: pd.DataFrame | np.ndarray, *, errors: ErrorPolicy = "fail
     Returns
     -------
     PassAt1SE
+
+    Raises
+    ------
+    ValueError
+        If no task has a run, or `runs` breaks a rule of :func:`~passk_lab.tally`.
 
     Notes
     -----

@@ -47,6 +47,11 @@ def required_p(target: float | npt.ArrayLike, k: int | npt.ArrayLike) -> float |
     -------
     float or numpy.ndarray
 
+    Raises
+    ------
+    ValueError
+        If a target is outside [0, 1] or a k below 1.
+
     Examples
     --------
     >>> round(required_p(0.9, 5), 4)
@@ -125,6 +130,12 @@ def zero_failure_runs(
     int
         The runs, all of which must pass: a multiple of `runs_per_task`
         when given (the tasks are that number divided by `runs_per_task`).
+
+    Raises
+    ------
+    ValueError
+        If `p0` is not strictly between 0 and 1, the level not in (0, 1), `icc`
+        outside [0, 1), or `icc` above 0 without `runs_per_task`.
 
     Examples
     --------

@@ -45,6 +45,7 @@ LAYERS: dict[str, int] = {
     "passk_lab._betabinom_inflated": 2,
     "passk_lab._betabinom_fit": 2,
     "passk_lab._goodness_of_fit": 2,
+    "passk_lab._betabinom_summary": 2,
     "passk_lab.heterogeneity": 2,
     "passk_lab.estimators": 2,
     "passk_lab.comparison": 2,
