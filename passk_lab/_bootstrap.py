@@ -14,7 +14,7 @@ import numpy as np
 from passk_lab._checks import check_size, confidence
 from passk_lab._choices import BOOTSTRAP_METHODS, BootstrapMethod
 from passk_lab._interval import ConfidenceInterval, normal_cdf, normal_quantile, z_value
-from passk_lab._typing import Floats, Ints
+from passk_lab._typing import Bools, Floats, Ints
 
 __all__ = [
     "BOOTSTRAP_METHODS",
@@ -233,6 +233,7 @@ def two_level_bootstrap(
     tasks: Ints,
     values_of: Callable[[Ints, Ints], Floats],
     *,
+    counted: Bools | None = None,
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
     rng: np.random.Generator,
@@ -259,6 +260,10 @@ def two_level_bootstrap(
     values_of : callable
         ``values_of(n, c)`` returns every cell's values, shape (cells, columns),
         NaN where not counted.
+    counted : ndarray of bool, shape (cells, columns), optional
+        Which cells count for each column, where that is more than
+        `values_of` says (a leaderboard counts a task only where every agent
+        has k runs): a cell not counted stays so when its runs are redrawn.
     n_resamples : int
         Bootstrap resamples.
     confidence_level : float
@@ -283,6 +288,9 @@ def two_level_bootstrap(
     values = values_of(redrawn_n, redrawn_c)
     _check_replicates(n_resamples, values.shape[1])
     observed = values_of(n, c)
+    if counted is not None:
+        values = np.where(np.repeat(counted, n + 1, axis=0), values, np.nan)
+        observed = np.where(counted, observed, np.nan)
     # each cell's value once its runs are redrawn, on average: (c/n)^k for pass^k
     starts = np.concatenate([[0], np.cumsum(n + 1)])
     expected = np.stack(

@@ -13,7 +13,6 @@ from collections.abc import Iterable, Sized
 import numpy as np
 import pandas as pd
 
-from passk_lab._betabinom import fit_cells
 from passk_lab._checks import check_size, k_values
 from passk_lab._data.cells import Cells, products
 from passk_lab._data.costs import COST_PREFIX
@@ -28,6 +27,7 @@ from passk_lab._warnings import (
     TasksLeftOutWarning,
     warn,
 )
+from passk_lab.heterogeneity import fit_cells
 
 __all__ = [
     "by_group",

@@ -6,7 +6,9 @@ is computed, from :func:`normal_quantile`; :func:`normal_cdf` is its inverse.
 :func:`normal_interval` and :func:`pass_at_1_errors` are the normal interval of
 a mean over tasks and the standard errors of pass@1 it uses.
 :func:`beta_quantile` and :func:`clopper_pearson` are the beta quantiles and
-the Clopper-Pearson limits every binomial-type interval uses.
+the Clopper-Pearson limits every binomial-type interval uses;
+:func:`binomial_limits` the five intervals of a proportion, for
+:func:`~passk_lab.binomial_ci` and the interval policy alike.
 
 The normal functions come from the standard library (``math.erfc`` and
 :class:`statistics.NormalDist`, both accurate to a few units in the last
@@ -23,11 +25,13 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from passk_lab._choices import BinomialMethod
 from passk_lab._typing import Floats, Ints
 
 __all__ = [
     "ConfidenceInterval",
     "beta_quantile",
+    "binomial_limits",
     "clopper_pearson",
     "normal_cdf",
     "normal_interval",
@@ -130,6 +134,48 @@ def clopper_pearson(
     high = np.where(x < n, beta_quantile(1.0 - tail, x + 1.0, np.maximum(n - x, 1e-300)), 1.0)
     invalid = ~np.isfinite(n)
     return np.where(invalid, np.nan, low), np.where(invalid, np.nan, high)
+
+
+def binomial_limits(
+    successes: npt.ArrayLike, trials: npt.ArrayLike, confidence_level: float, method: BinomialMethod
+) -> tuple[Floats, Floats]:
+    """Return the limits of a binomial proportion by `method`, for checked counts (arrays).
+
+    The methods are :func:`~passk_lab.binomial_ci`'s: ``wilson``,
+    ``agresti_coull`` and ``wald`` are clipped to [0, 1]; ``jeffreys`` is 0
+    at no successes and 1 at all successes.
+
+    Examples
+    --------
+    >>> low, high = binomial_limits([0.0, 5.0], [10.0, 10.0], 0.95, "wilson")
+    >>> low.round(4).tolist(), high.round(4).tolist()
+    ([0.0, 0.2366], [0.2775, 0.7634])
+    """
+    s, t = np.broadcast_arrays(
+        np.asarray(successes, dtype=np.float64), np.asarray(trials, dtype=np.float64)
+    )
+    tail = (1.0 - confidence_level) / 2.0
+    z = z_value(confidence_level)
+    p = s / t
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if method == "clopper_pearson":
+            return clopper_pearson(s, t, confidence_level)
+        if method == "jeffreys":
+            low = np.where(s == 0, 0.0, beta_quantile(tail, s + 0.5, t - s + 0.5))
+            high = np.where(s == t, 1.0, beta_quantile(1.0 - tail, s + 0.5, t - s + 0.5))
+            return low, high
+        if method == "wilson":
+            scale = 1.0 + z**2 / t
+            center = (p + z**2 / (2 * t)) / scale
+            half = z * np.sqrt(p * (1 - p) / t + z**2 / (4 * t**2)) / scale
+        elif method == "agresti_coull":
+            size = t + z**2
+            center = (s + z**2 / 2) / size
+            half = z * np.sqrt(center * (1 - center) / size)
+        else:
+            center = p
+            half = z * np.sqrt(p * (1 - p) / t)
+        return np.clip(center - half, 0.0, 1.0), np.clip(center + half, 0.0, 1.0)
 
 
 def normal_interval(estimate: float, se: float, confidence_level: float) -> ConfidenceInterval:

@@ -32,12 +32,12 @@ from typing import Literal, NamedTuple, TypeAlias
 
 import numpy as np
 
-from passk_lab._betabinom import fit_cells
 from passk_lab._confidence_sequence import betting_interval
-from passk_lab._mean_intervals import TaskMoments, effective_n_interval
+from passk_lab._interval_policy import IntervalSpec, mean_intervals
 from passk_lab._two_stage import Statistic, TwoStagePlan, choose_plan
 from passk_lab._typing import Floats, Ints
 from passk_lab._warnings import EvaluationWarning, warn
+from passk_lab.heterogeneity import fit_cells
 
 __all__ = [
     "Design",
@@ -135,7 +135,11 @@ def sequential_interval(
     every value is 0 or 1, on ``m (1 - m) / Var(m)`` effective tasks with one
     pseudo-task at 0 and one at 1 otherwise), without the curve's cap at the
     disjoint blocks of k runs: a two-stage plan's estimate of a task that went
-    on uses every run, and is worth more than its blocks.
+    on uses every run, and is worth more than its blocks. It is always the
+    policy's ``"auto"`` interval: its coverage under the stopping rule is
+    what ``study/adaptive_coverage.py`` measured, and a method chosen for it
+    would be one nobody has measured (an adaptive evaluation's choice of
+    interval is ``evaluate_until(interval=)``, sequential or anytime).
 
     Examples
     --------
@@ -144,12 +148,15 @@ def sequential_interval(
     >>> [round(limit, 3) for limit in sequential_interval(values, np.full(40, 5), 5, 0.95)]
     [0.588, 0.873]
     """
-    moments = TaskMoments.of(
-        values[:, None], np.ones(len(values), dtype=np.int64), n, np.array([k])
+    found = mean_intervals(
+        values[:, None],
+        n,
+        np.ones(len(values), dtype=np.int64),
+        np.array([k]),
+        IntervalSpec.of("auto", confidence_level),
+        capped=False,
     )
-    moments = moments._replace(blocks=np.full(1, np.inf))
-    low, high = effective_n_interval(moments, confidence_level)
-    return float(low[0]), float(high[0])
+    return float(found.low[0]), float(found.high[0])
 
 
 def _next_plan(design: Design, ends: Ends, agent: int) -> TwoStagePlan:

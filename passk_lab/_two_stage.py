@@ -55,7 +55,7 @@ import numpy as np
 from scipy import special
 
 from passk_lab._choices import METRICS, Metric
-from passk_lab._data.cells import products
+from passk_lab._data.cells import pass_at_k_values, pass_pow_k_values, products
 from passk_lab._typing import Bools, Floats, Ints
 
 __all__ = ["STATISTICS", "Statistic", "TwoStagePlan", "choose_plan"]
@@ -105,7 +105,7 @@ class TwoStagePlan:
         """
         if np.any(ks > self.first):
             raise ValueError(f"every k must be at most the first runs, {self.first}")
-        values = products(n, c, ks) if statistic == "pass_pow_k" else 1.0 - products(n, n - c, ks)
+        values = (pass_pow_k_values if statistic == "pass_pow_k" else pass_at_k_values)(n, c, ks)
         on = n != self.first
         if np.any(on):
             if not self.extends or np.any(n[on] != self.total):

@@ -23,8 +23,9 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from passk_lab._betabinom import beta_shapes, outcome_chances
+from passk_lab._betabinom import beta_shapes
 from passk_lab._checks import confidence, k_values, positive_int, probability
+from passk_lab._goodness_of_fit import outcome_chances
 from passk_lab._interval_policy import INTERVAL_METHODS, IntervalSpec, curve_intervals
 from passk_lab._typing import Bools, Floats, Ints
 from passk_lab._warnings import UNSET, renamed
@@ -127,8 +128,29 @@ def _population(
     return _Population(shares, rates, 0.0)
 
 
+def _tasks(n_tasks: object) -> int:
+    """Return the tasks of an evaluation, at least 2."""
+    tasks = positive_int("n_tasks", n_tasks)
+    if tasks < 2:
+        raise ValueError(
+            "n_tasks must be at least 2: the intervals are claims about a population of tasks, "
+            "and one task says nothing about the next one"
+        )
+    return tasks
+
+
+def _ks(ks: Iterable[int] | None, most: int) -> Ints:
+    """Return the asked ks (1 to `most` by default), each at most `most`."""
+    values = k_values(ks, most)
+    if values.max() > most:
+        raise ValueError(f"ks must be at most the most runs a task has, {most}; got {values.max()}")
+    return values
+
+
 def _run_counts(runs_per_task: object) -> tuple[Ints, Floats]:
     """Return the distinct runs per task and the chance of each (drawn uniformly per task)."""
+    if runs_per_task is None:
+        raise TypeError("interval_coverage needs runs_per_task, the runs of every task")
     if isinstance(runs_per_task, Iterable) and not isinstance(runs_per_task, str):
         asked = [positive_int("runs_per_task", runs) for runs in runs_per_task]
         if not asked:
@@ -192,25 +214,23 @@ def interval_coverage(
     n_tasks: int,
     runs_per_task: int | Sequence[int] | None = None,
     *,
+    confidence_level: float = 0.95,
+    methods: Sequence[str] = ("auto", "percentile", "bca", "two-level", "clustered"),
+    n_resamples: int = 2000,
+    rng: int | np.random.Generator | None = None,
     p: float | None = None,
     icc: float = 0.0,
     mixture: Sequence[tuple[float, float]] | None = None,
     ks: Iterable[int] | None = None,
-    methods: Sequence[str] = ("auto", "percentile", "bca", "two-level", "clustered"),
-    confidence_level: float = 0.95,
     n_replicates: int = 1000,
-    n_resamples: int = 2000,
-    rng: int | np.random.Generator | None = None,
     n_runs: int | None = UNSET,
 ) -> pd.DataFrame:
     """Simulate evaluations from a known model and measure each interval's coverage and width.
 
     Every simulated evaluation is `n_tasks` tasks drawn from one population
     of per-run pass rates, each run `runs_per_task` times; its intervals are
-    computed exactly as the library computes them (the curve's by
-    ``curve_intervals``, the code behind :func:`~passk_lab.reliability_curve`,
-    pass@1's by :meth:`~passk_lab.PassAt1SE.confidence_interval`), and each
-    is scored against the population's value for a new task.
+    computed exactly as the curve and :meth:`~passk_lab.PassAt1SE.confidence_interval`
+    compute them, and scored against the population's value for a new task.
 
     Parameters
     ----------
@@ -220,6 +240,17 @@ def interval_coverage(
         Runs of every task, or run counts that each task draws one of
         uniformly (``range(2, 11)``: 2 to 10 runs). A k counts only the tasks
         with at least k runs, as in the curve.
+    confidence_level : float
+        Nominal level, in (0, 1).
+    methods : sequence of str
+        Any of :data:`COVERAGE_METHODS`: the curve's methods, each measured
+        for pass^k, pass@k and the band p̂^k at every k; and pass@1's
+        (``"auto"``, ``"clustered"``, ``"naive"``): ``"auto"`` measures both.
+    n_resamples : int
+        Bootstrap resamples per interval (bootstrap methods only).
+    rng : int, numpy.random.Generator or None
+        Seed or generator of everything random here; the evaluations are
+        drawn first, so a seed gives the same ones whatever the methods.
     p : float, optional
         Mean per-run pass rate, in (0, 1); 0.85 if neither `p` nor `mixture`
         is given.
@@ -227,29 +258,12 @@ def interval_coverage(
         Intra-task correlation in [0, 1): 0 gives every task the rate `p`;
         above 0 task rates are Beta with mean `p` and this correlation.
     mixture : sequence of (share, rate), optional
-        A finite mixture of task rates in place of `p` and `icc`: the share
-        of tasks with each per-run rate. ``[(0.3, 1.0), (0.7, 0.6)]`` is 30%
-        of tasks that always pass and 70% that pass each run with chance 0.6.
-        Shares are positive and add up to 1; rates are in [0, 1].
+        Task rates in place of `p` and `icc`: ``[(0.3, 1.0), (0.7, 0.6)]`` is
+        30% of tasks that always pass, 70% that pass a run with chance 0.6.
     ks : sequence of int, optional
         The k values, each at most the largest run count; by default 1 to it.
-    methods : sequence of str
-        Any of :data:`COVERAGE_METHODS`: the curve's methods (``"auto"``,
-        the binomial methods, ``"percentile"``, ``"bca"``, ``"two-level"``),
-        each measured for pass^k, pass@k and the band p̂^k at every k; and
-        pass@1's methods (``"auto"``, ``"clustered"``, ``"naive"``), measured
-        for pass@1: ``"auto"`` measures both.
-    confidence_level : float
-        Nominal level, in (0, 1).
     n_replicates : int
-        Simulated evaluations; the coverage's standard error is about
-        ``sqrt(0.95 * 0.05 / n_replicates)``.
-    n_resamples : int
-        Bootstrap resamples per interval (bootstrap methods only).
-    rng : int, numpy.random.Generator or None
-        Seed or generator of everything random here. The evaluations are
-        drawn first, so the same seed gives the same evaluations whatever the
-        methods and the level.
+        Simulated evaluations (the coverage's standard error is about 0.007 at 1000).
     n_runs : int, optional
         The old name of `runs_per_task`; deprecated, it goes in the next release.
 
@@ -261,19 +275,16 @@ def interval_coverage(
         miss_high, n_replicates, n_undefined]``. ``statistic`` is
         ``pass_pow_k``, ``pass_at_k``, ``p_pow_k`` (the band, whose truth is
         ``(E[p])^k``) or ``pass_at_1`` (k = 1). An interval covers the truth
-        when ``low <= truth <= high`` (up to rounding); ``zero_width`` is the share of
-        intervals that are a point (``low == high``); ``miss_low`` (``miss_high``) the share
-        that lie entirely above (below) the truth. A replicate in which a k
-        counts fewer than 2 tasks has a NaN interval by design (one task says
-        nothing about a population): it is counted in ``n_undefined``, not
-        scored as a miss, and ``coverage`` and the widths are over the
-        ``n_replicates`` others (NaN if there are none).
+        when ``low <= truth <= high`` (up to rounding); ``zero_width`` is the
+        share of intervals that are a point; ``miss_low`` (``miss_high``) the
+        share that lie entirely above (below) the truth. A replicate in which
+        a k counts fewer than 2 tasks has a NaN interval by design: it is
+        counted in ``n_undefined``, not scored as a miss.
 
     Raises
     ------
     ValueError
-        For a model, k, method or count outside its range; the message
-        names the argument and what it takes.
+        For a model, k, method or count outside its range, naming it.
 
     Examples
     --------
@@ -285,7 +296,7 @@ def interval_coverage(
     >>> bool(table["coverage"].between(0.9, 1.0).all()), int(table["zero_width"].sum())
     (True, 0)
 
-    Unequal runs: pass^10 counts the tasks with 10 runs, about one in nine.
+    Unequal runs: pass^10 counts the tasks with 10 runs, about one in nine:
 
     >>> unequal = interval_coverage(20, range(2, 11), p=0.7, ks=[10], methods=["auto"],
     ...                             n_replicates=100, rng=0)
@@ -295,72 +306,108 @@ def interval_coverage(
     >>> bool(row["n_undefined"] > 0)
     True
     """
-    tasks = positive_int("n_tasks", n_tasks)
-    if tasks < 2:
-        raise ValueError(
-            "n_tasks must be at least 2: the intervals are claims about a population of tasks, "
-            "and one task says nothing about the next one"
-        )
-    asked = renamed("n_runs", "runs_per_task", n_runs, runs_per_task)
-    if asked is None:
-        raise TypeError("interval_coverage needs runs_per_task, the runs of every task")
-    runs, run_chances = _run_counts(asked)
+    tasks = _tasks(n_tasks)
+    runs, run_chances = _run_counts(renamed("n_runs", "runs_per_task", n_runs, runs_per_task))
     population = _population(p, icc, mixture)
     level = confidence(confidence_level)
     replicates = positive_int("n_replicates", n_replicates)
-    values_ks = k_values(ks, int(runs.max()))
-    if values_ks.max() > runs.max():
-        raise ValueError(
-            f"ks must be at most the most runs a task has, {runs.max()}; got {values_ks.max()}"
-        )
+    values_ks = _ks(ks, int(runs.max()))
     chosen = _methods(methods)
     generator = np.random.default_rng(rng)
-    n = np.repeat(runs, runs + 1)
-    c = np.concatenate([np.arange(size + 1) for size in runs])
-    chances = np.concatenate(
-        [
-            share * population.chances(int(size))
-            for size, share in zip(runs, run_chances, strict=True)
-        ]
-    )
-    counts = generator.multinomial(tasks, chances / chances.sum(), size=replicates)
-    counted = counts @ (n[:, None] >= values_ks[None, :])
-    defined = {
-        "pass_pow_k": counted >= 2,
-        "pass_at_k": counted >= 2,
-        "p_pow_k": np.ones((replicates, len(values_ks)), dtype=bool),
-        "pass_at_1": np.ones((replicates, 1), dtype=bool),
-    }
-    specs = {
+    n, c, counts = _evaluations(population, tasks, (runs, run_chances), replicates, generator)
+    specs: dict[str, IntervalSpec] = {
         method: IntervalSpec.of(method, level, n_resamples, generator)
         for method in chosen
         if method in INTERVAL_METHODS
     }
     at_1 = [method for method in chosen if method in _PASS_AT_1_METHODS]
+    limits = _replicate_limits((n, c, counts), values_ks, specs, at_1, level)
+    counted = counts @ (n[:, None] >= values_ks[None, :])
+    return _scored(limits, population.truths(values_ks), counted, values_ks)
+
+
+def _evaluations(
+    population: _Population,
+    tasks: int,
+    runs: tuple[Ints, Floats],
+    replicates: int,
+    generator: np.random.Generator,
+) -> tuple[Ints, Ints, Ints]:
+    """Draw `replicates` evaluations of `tasks` tasks: every (n, c) cell, and its tasks in each.
+
+    `runs` holds the run counts a task draws from and the chance of each.
+    """
+    sizes, size_chances = runs
+    n = np.repeat(sizes, sizes + 1)
+    c = np.concatenate([np.arange(size + 1) for size in sizes])
+    chances = np.concatenate(
+        [
+            share * population.chances(int(size))
+            for size, share in zip(sizes, size_chances, strict=True)
+        ]
+    )
+    counts: Ints = generator.multinomial(tasks, chances / chances.sum(), size=replicates)
+    return n, c, counts
+
+
+def _replicate_limits(
+    cells: tuple[Ints, Ints, Ints],
+    ks: Ints,
+    specs: dict[str, IntervalSpec],
+    at_1: list[str],
+    level: float,
+) -> dict[tuple[str, str], Floats]:
+    """Return every (method, statistic)'s limits, ``2 x replicates x ks``, of every evaluation.
+
+    `cells` holds the (n, c) outcome cells and each replicate's tasks in
+    them (replicates x cells).
+    """
+    n, c, counts = cells
+    replicates = len(counts)
     limits: dict[tuple[str, str], Floats] = {
-        (method, statistic): np.full((2, replicates, len(values_ks)), np.nan)
+        (method, statistic): np.full((2, replicates, len(ks)), np.nan)
         for method in specs
         for statistic in _CURVE_STATISTICS
     } | {(method, "pass_at_1"): np.full((2, replicates, 1), np.nan) for method in at_1}
     for replicate in range(replicates):
         keep = counts[replicate] > 0
-        cells = (n[keep], c[keep], counts[replicate, keep].astype(np.int64))
+        drawn = (n[keep], c[keep], counts[replicate, keep].astype(np.int64))
         for method, spec in specs.items():
-            intervals = curve_intervals(*cells, values_ks, spec)
+            intervals = curve_intervals(*drawn, ks, spec)
             limits[method, "pass_pow_k"][:, replicate] = intervals.pass_pow_k
             limits[method, "pass_at_k"][:, replicate] = intervals.pass_at_k
             limits[method, "p_pow_k"][:, replicate] = [
-                limit[0] ** values_ks for limit in intervals.pass_at_1
+                limit[0] ** ks for limit in intervals.pass_at_1
             ]
         if at_1:
-            summary = PassAt1SE.from_cells(*cells)
+            summary = PassAt1SE.from_cells(*drawn)
             for se_method in at_1:
                 interval = summary.confidence_interval(level, se_method)  # type: ignore[arg-type]
                 limits[se_method, "pass_at_1"][:, replicate, 0] = interval
-    truths = population.truths(values_ks)
+    return limits
+
+
+def _scored(
+    limits: dict[tuple[str, str], Floats],
+    truths: dict[str, Floats],
+    counted: Ints,
+    ks: Ints,
+) -> pd.DataFrame:
+    """Return the coverage table: every (method, statistic, k)'s scores against its truth.
+
+    `counted` is replicates x ks, the tasks each replicate counts at each k:
+    a k with fewer than two has no interval of pass^k or pass@k.
+    """
+    replicates = len(counted)
+    defined = {
+        "pass_pow_k": counted >= 2,
+        "pass_at_k": counted >= 2,
+        "p_pow_k": np.ones((replicates, len(ks)), dtype=bool),
+        "pass_at_1": np.ones((replicates, 1), dtype=bool),
+    }
     rows = []
     for (name, statistic), (low, high) in limits.items():
-        column_ks = values_ks if statistic != "pass_at_1" else np.ones(1, dtype=np.int64)
+        column_ks = ks if statistic != "pass_at_1" else np.ones(1, dtype=np.int64)
         scores = _score(low, high, truths[statistic], defined[statistic])
         for k, truth, score in zip(column_ks, truths[statistic], scores, strict=True):
             rows.append(

@@ -17,20 +17,25 @@ import math
 import numbers
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
+from functools import partial
 from typing import Literal, TypeAlias
 
 import numpy as np
 import pandas as pd
 
-from passk_lab._checks import confidence, positive_int
+from passk_lab._checks import positive_int
+from passk_lab._choices import IntervalMethod
 from passk_lab._curve import cells_of
 from passk_lab._data.cells import Cells
 from passk_lab._data.rules import By, ErrorPolicy
-from passk_lab._mean_intervals import TaskMoments, effective_n_interval
+from passk_lab._interval_policy import IntervalSpec, MeanIntervals, Redraw, mean_intervals
 from passk_lab._typing import Floats, Ints
 from passk_lab._warnings import (
+    UNSET,
     FewTasksWarning,
     NoEstimateWarning,
+    by_keyword,
+    renamed,
     warn,
 )
 
@@ -40,45 +45,61 @@ Tau: TypeAlias = float | Literal["mean"]
 """A threshold: the share of the k runs that must pass, or ``"mean"`` for mG-Pass@k."""
 
 
+@by_keyword(3)
 def g_pass_at_k(
     runs: pd.DataFrame | np.ndarray,
-    k: int | Iterable[int],
-    tau: float | str | Iterable[float | str],
-    by: By = None,
+    ks: int | Iterable[int] | None = None,
+    tau: float | str | Iterable[float | str] | None = None,
     *,
+    by: By = None,
     errors: ErrorPolicy = "fail",
     confidence_level: float = 0.95,
+    method: IntervalMethod = "auto",
+    n_resamples: int = 10_000,
+    rng: int | np.random.Generator | None = None,
+    k: int | Iterable[int] = UNSET,
 ) -> pd.DataFrame:
     """Estimate G-Pass@k_tau: the share of tasks that pass at least ``ceil(tau * k)`` of k runs.
 
     G-Pass@k_tau is the metric of Liu et al. (2025). A task with `n` runs of
     which `c` passed contributes the chance that at least
     ``m = ceil(tau * k)`` of `k` runs drawn without replacement from its `n`
-    passed,
-
-        ``sum_{j = m}^{min(c, k)} C(c, j) C(n - c, k - j) / C(n, k)``,
-
+    passed, ``sum_{j = m}^{min(c, k)} C(c, j) C(n - c, k - j) / C(n, k)``,
     and the tasks with ``n >= k`` are averaged. ``tau = 1`` is pass^k
     (:func:`~passk_lab.pass_pow_k`), any ``tau <= 1 / k`` is pass@k
     (:func:`~passk_lab.pass_at_k`), and the value never rises as `tau` does.
+    docs/leaderboards.md ("G-Pass@k") defines mG-Pass@k and the intervals.
 
     Parameters
     ----------
-    runs : DataFrame or numpy.ndarray
-        A runs table, an outcome matrix or a tally (see :func:`~passk_lab.tally`).
-    k : int or sequence of int
-        Runs drawn, each ``>= 1``; at least one task must have that many runs.
+    runs : DataFrame, numpy.ndarray, Tally or Dask DataFrame
+        Whatever :func:`~passk_lab.tally` takes.
+    ks : int or sequence of int, optional
+        Runs drawn, each ``>= 1``; at least one task must have that many
+        runs. By default 1 to the most runs a task has.
     tau : float, "mean", or a sequence of them
-        The share of the `k` runs that must pass, each in (0, 1]. It is read
+        The share of the k runs that must pass, each in (0, 1]. It is read
         as the decimal it prints as, so ``tau = 0.28`` at ``k = 25`` asks for
         7 runs (binary floating point would make ``0.28 * 25`` a little more
-        than 7, and its ceiling 8). ``"mean"`` gives mG-Pass@k (Notes).
+        than 7, and its ceiling 8). ``"mean"`` gives mG-Pass@k.
     by : str or list of str, optional
         Grouping columns: rows per group.
     errors : {"fail", "exclude"}
         An errored or timed-out run is a failed run, or is left out of `n`.
     confidence_level : float
         Of the intervals, in (0, 1).
+    method : str
+        The intervals, any of :func:`~passk_lab.reliability_curve`'s: each
+        value is a mean over tasks of per-task values in [0, 1], as pass^k
+        is. ``"auto"``: Clopper-Pearson on the tasks where every counted task
+        has exactly k runs (each value is then 0 or 1), on an effective
+        number of tasks elsewhere.
+    n_resamples : int
+        Resamples of a bootstrap `method`.
+    rng : int, numpy.random.Generator or None
+        Seed or generator of a bootstrap `method`.
+    k : int or sequence of int
+        The old name of `ks`; deprecated, it goes in the next release.
 
     Returns
     -------
@@ -87,46 +108,27 @@ def g_pass_at_k(
         last): ``[*by, k, tau, g_pass_at_k, g_pass_at_k_low,
         g_pass_at_k_high, n_tasks]``; ``n_tasks`` counts the tasks with at
         least `k` runs. The ``tau`` column holds floats, and is of object
-        dtype when ``"mean"`` is asked. ``attrs`` holds ``errors`` and
-        ``confidence_level``.
+        dtype when ``"mean"`` is asked. ``attrs`` holds ``errors``,
+        ``confidence_level`` and ``method``.
 
     Raises
     ------
     ValueError
         If a `k` is more runs than any task has (the message names the
-        largest k there is), or a `tau` is outside (0, 1].
+        largest k there is), a `tau` is outside (0, 1], or `method` is not
+        one of the curve's.
     TypeError
-        If a `k` is not an integer, or a `tau` neither a number nor ``"mean"``.
+        If a `k` is not an integer, or a `tau` neither a number nor
+        ``"mean"`` (or not given).
 
     Warns
     -----
-    RuntimeWarning
-        Where fewer than two tasks of a group have `k` runs: the interval is
-        NaN (one task says nothing about the next), and with none the
-        estimate too.
-
-    Notes
-    -----
-    * **mG-Pass@k** (``tau="mean"``) is Liu et al.'s summary of the values
-      for ``tau`` in (0.5, 1]: per task
-      ``(2 / k) * sum_{i = ceil(k / 2) + 1}^{k} G-Pass@k_{i / k}``, averaged
-      like the others. It is their interpolation of the area under
-      G-Pass@k_tau over (0.5, 1] times 2. As defined, the sum has
-      ``k - ceil(k / 2)`` terms, so mG-Pass@1 is 0 and for an odd `k` a task
-      that always passes scores ``(k - 1) / k``, not 1.
-    * **Intervals** are those of pass^k and pass@k
-      (:func:`~passk_lab.reliability_curve`): each value is a mean over tasks
-      of per-task values in [0, 1], and gets a Clopper-Pearson interval on an
-      effective number of tasks. Where every counted task has exactly `k`
-      runs, each task's value is 0 or 1 (it passed at least `m` of its runs
-      or not) and the interval is Clopper-Pearson on the tasks.
-    * The per-task value is ``scipy.stats.hypergeom.sf(m - 1, n, c, k)``.
+    FewTasksWarning, NoEstimateWarning
+        Where one task of a group has `k` runs (no interval), or none (no estimate).
 
     References
     ----------
-    J. Liu, H. Liu, L. Xiao, Z. Wang, K. Liu, S. Gao, W. Zhang, S. Zhang and
-    K. Chen, "Are Your LLMs Capable of Stable Reasoning?", 2025,
-    arXiv:2412.13147.
+    J. Liu et al., "Are Your LLMs Capable of Stable Reasoning?", 2025, arXiv:2412.13147.
 
     Examples
     --------
@@ -139,58 +141,47 @@ def g_pass_at_k(
     2  5   1.0         0.45            0.293             0.615       40
     3  5  mean         0.52            0.357             0.680       40
 
-    Every task passed at least 3 of its 5 runs; 34 of the 40 at least 4 (0.85),
-    18 all 5 (pass^5); mG-Pass@5 is ``(2 / 5) * (0.85 + 0.45)``. At
-    ``tau = 1`` it is pass^5, at ``tau = 0.2 = 1/5`` pass@5:
-
-    >>> pk.pass_pow_k(runs, 5), pk.pass_at_k(runs, 5)
-    (0.45, 1.0)
+    mG-Pass@5 is ``(2 / 5) * (0.85 + 0.45)``.
     """
-    level = confidence(confidence_level)
-    ks = _ks(k)
+    spec = IntervalSpec.of(method, confidence_level, n_resamples, rng)
+    asked = renamed("k", "ks", k, ks)
+    if tau is None:
+        raise TypeError("g_pass_at_k needs tau, the share of the k runs that must pass")
     taus = _taus(tau)
     cells = cells_of(runs, by, errors)
     most = int(cells.n.max())
-    if ks[-1] > most:
-        raise ValueError(
-            f"k = {int(ks[-1])} is more runs than any task has: the largest k available is "
-            f"{most}, the most runs of a task; ask for k up to {most}, or run the tasks more "
-            f"times"
-        )
-    values, column_ks, column_taus = _task_values(cells, ks, taus)
+    values_ks = _ks(asked, most)
+    values, column_ks, column_taus = _task_values(cells.n, cells.c, values_ks, taus)
+    redrawn = partial(_values_only, ks=values_ks, taus=taus)
     parts: list[pd.DataFrame] = []
     ends = [*cells.starts[1:], len(cells.n)]
     for group, (start, end) in enumerate(zip(cells.starts, ends, strict=True)):
         rows = slice(int(start), int(end))
-        moments = TaskMoments.of(values[rows], cells.tasks[rows], cells.n[rows], column_ks)
-        low, high = effective_n_interval(moments, level)
-        _warn_few(cells, group, moments.tasks, column_ks)
-        part = pd.DataFrame(
-            {
-                "k": column_ks,
-                "tau": pd.Series(column_taus, dtype=object if "mean" in taus else np.float64),
-                "g_pass_at_k": moments.mean,
-                "g_pass_at_k_low": low,
-                "g_pass_at_k_high": high,
-                "n_tasks": moments.tasks.astype(np.int64),
-            }
-        )
-        for name in reversed(cells.by):
-            part.insert(0, name, cells.groups[name].iloc[group])
-        parts.append(part)
+        n, c, tasks = cells.n[rows], cells.c[rows], cells.tasks[rows]
+        found = mean_intervals(values[rows], n, tasks, column_ks, spec, redraw=Redraw(c, redrawn))
+        _warn_few(cells, group, found.tasks, column_ks)
+        parts.append(_group_table(cells, group, found, column_ks, column_taus))
     table = pd.concat(parts, ignore_index=True)
-    table.attrs.update(errors=errors, confidence_level=level)
+    table.attrs.update(errors=errors, confidence_level=spec.confidence_level, method=spec.method)
     return table
 
 
-def _ks(k: object) -> Ints:
-    """Return the asked ks, sorted and without repeats."""
-    if isinstance(k, str) or not isinstance(k, Iterable):
-        values = {positive_int("k", k)}
+def _ks(ks: object, most: int) -> Ints:
+    """Return the asked ks, sorted and without repeats (1 to `most` by default), each reached."""
+    if ks is None:
+        values = set(range(1, most + 1))
+    elif isinstance(ks, str) or not isinstance(ks, Iterable):
+        values = {positive_int("k", ks)}
     else:
-        values = {positive_int("k", each) for each in k}
+        values = {positive_int("k", each) for each in ks}
         if not values:
-            raise ValueError("k is empty; give at least one number of runs to draw")
+            raise ValueError("ks is empty; give at least one number of runs to draw")
+    if max(values) > most:
+        raise ValueError(
+            f"k = {max(values)} is more runs than any task has: the largest k available is "
+            f"{most}, the most runs of a task; ask for k up to {most}, or run the tasks more "
+            f"times"
+        )
     return np.array(sorted(values), dtype=np.int64)
 
 
@@ -229,11 +220,10 @@ def _needed(k: int, tau: Tau) -> range:
     return range(least, least + 1)
 
 
-def _task_values(cells: Cells, ks: Ints, taus: Sequence[Tau]) -> tuple[Floats, Ints, list[Tau]]:
+def _task_values(n: Ints, c: Ints, ks: Ints, taus: Sequence[Tau]) -> tuple[Floats, Ints, list[Tau]]:
     """Return the value of every cell (rows) at every (k, tau) (columns), NaN where ``n < k``."""
     from scipy.stats import hypergeom  # scipy.stats is slow to import: only when asked
 
-    n, c = cells.n, cells.c
     columns: list[Floats] = []
     for k in map(int, ks):
         counted = n >= k  # the rows held are those of the tasks counted: no more than the runs
@@ -252,6 +242,30 @@ def _task_values(cells: Cells, ks: Ints, taus: Sequence[Tau]) -> tuple[Floats, I
     values = np.stack(columns, axis=1)
     column_ks = np.repeat(ks, len(taus))
     return values, column_ks, [tau for _ in ks for tau in taus]
+
+
+def _group_table(
+    cells: Cells, group: int, found: MeanIntervals, ks: Ints, taus: list[Tau]
+) -> pd.DataFrame:
+    """Return one group's rows: its values and intervals at every (k, tau), its by columns first."""
+    part = pd.DataFrame(
+        {
+            "k": ks,
+            "tau": pd.Series(taus, dtype=object if "mean" in taus else np.float64),
+            "g_pass_at_k": found.mean,
+            "g_pass_at_k_low": found.low,
+            "g_pass_at_k_high": found.high,
+            "n_tasks": found.tasks.astype(np.int64),
+        }
+    )
+    for name in reversed(cells.by):
+        part.insert(0, name, cells.groups[name].iloc[group])
+    return part
+
+
+def _values_only(n: Ints, c: Ints, ks: Ints, taus: Sequence[Tau]) -> Floats:
+    """Return :func:`_task_values`' values alone: those of redrawn cells, for the bootstrap."""
+    return _task_values(n, c, ks, taus)[0]
 
 
 def _warn_few(cells: Cells, group: int, counted: Floats, ks: Ints) -> None:

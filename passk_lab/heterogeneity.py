@@ -3,22 +3,350 @@
 If every run of every task passed with one chance p, pass^k would be p^k. Real
 tasks differ: some nearly always pass, some nearly never, so the same tasks
 keep passing and pass^k falls much more slowly. The beta-binomial model puts a
-number on that (its assumptions and likelihood are in
-:class:`~passk_lab.BetaBinomialFit` and :func:`fit_betabinom`).
+number on that: :func:`fit_betabinom` fits it (the likelihood and its Newton
+ascent are in ``_betabinom``, the zero/one-inflated model in
+``_betabinom_inflated``, the choice in ``_betabinom_fit``), and returns a
+:class:`BetaBinomialFit`; :func:`success_counts` sets the tasks' pass counts
+beside what the models expect. docs/uncertainty.md ("The beta-binomial fit")
+says what the model assumes and how its check works.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
 import numpy as np
 import pandas as pd
 
-from passk_lab._betabinom import BetaBinomialFit, GoodnessOfFit, Model, fit_cells
+from passk_lab._betabinom import beta_shapes
+from passk_lab._betabinom_fit import LEVEL, Model, fit_parameters, inflation_pvalue, refitted_pow_k
+from passk_lab._betabinom_inflated import model_pow_k
+from passk_lab._betabinom_summary import line_fields, table_rows
+from passk_lab._checks import confidence, positive_int
 from passk_lab._data.cells import Cells
 from passk_lab._data.rules import ErrorPolicy
 from passk_lab._data.tally import as_tally
+from passk_lab._goodness_of_fit import GoodnessOfFit, chi2_sf, expected_counts
+from passk_lab._interval import ConfidenceInterval
+from passk_lab._summary import summary_html, summary_repr
 from passk_lab._typing import Floats, Ints
 
 __all__ = ["BetaBinomialFit", "GoodnessOfFit", "fit_betabinom", "success_counts"]
+
+
+@dataclass(frozen=True)
+class BetaBinomialFit:
+    """A maximum-likelihood beta-binomial fit of per-task passes, with the binomial beside it.
+
+    The fitted model is the plain beta-binomial or its zero/one-inflated
+    version (`model`), chosen as :func:`fit_betabinom` says.
+
+    Attributes
+    ----------
+    mean : float
+        Mean chance of passing a run of the beta part, ``mu = alpha / (alpha +
+        beta)``: the model's pass@1 in the plain model. With point masses the
+        model's pass@1 is ``pow_k(1) = one_share + (1 - zero_share -
+        one_share) * mean``.
+    icc : float
+        Intra-task correlation of the beta part, ``rho = 1 / (alpha + beta +
+        1)``: the correlation between two runs of one task; 0 means every
+        task has the same chance (the binomial model), 1 that every task
+        always passes or always fails. NaN when not identified (every run
+        passed, every run failed, or no task has two runs).
+    log_likelihood : float
+        Maximised log-likelihood of the model chosen, including the binomial
+        coefficients (so for the plain model it equals the sum of
+        :func:`scipy.stats.betabinom.logpmf` over tasks).
+    binomial_log_likelihood : float
+        The same for the binomial model with one chance ``binomial_mean``.
+    binomial_mean : float
+        Pooled passes over pooled runs, the binomial model's estimate.
+    n_tasks, n_runs : int
+        Tasks and runs fitted.
+    model : {"betabinom", "inflated"}
+        The model fitted: the plain beta-binomial, or with point masses at
+        tasks that never pass and tasks that always pass.
+    zero_share, one_share : float
+        The inflated model's shares ``pi0`` of tasks that never pass and
+        ``pi1`` of tasks that always pass; 0 in the plain model.
+    betabinom_log_likelihood : float
+        Maximised log-likelihood of the plain beta-binomial (the one
+        `lr_pvalue` tests against the binomial).
+    inflated_log_likelihood : float
+        Maximised log-likelihood of the inflated model: the plain one's when
+        no task passed 0 or all of its runs (the shares are then 0); NaN where
+        it was not fitted (too few outcome cells or no task with both a pass
+        and a failure to identify it, or ``model="betabinom"``).
+    goodness_of_fit : GoodnessOfFit
+        Pearson's chi-squared check of the model chosen against the (n, c)
+        histogram of tasks: ``statistic``, ``df``, ``p_value``; docs/uncertainty.md
+        ("The beta-binomial fit") says how it pools the cells and how often it
+        rejects.
+
+    See Also
+    --------
+    fit_betabinom : Fit the model to runs.
+    """
+
+    mean: float
+    icc: float
+    log_likelihood: float
+    binomial_log_likelihood: float
+    binomial_mean: float
+    n_tasks: int
+    n_runs: int
+    cells: tuple[Ints, Ints, Ints] = field(repr=False)  # (n, c, tasks), for the bootstrap
+    model: Literal["betabinom", "inflated"]
+    zero_share: float
+    one_share: float
+    betabinom_log_likelihood: float
+    inflated_log_likelihood: float
+    goodness_of_fit: GoodnessOfFit
+
+    @property
+    def alpha(self) -> float:
+        """Beta shape ``alpha = mu (1 - rho) / rho``; inf at rho = 0."""
+        return beta_shapes(self.mean, self.icc)[0]
+
+    @property
+    def beta(self) -> float:
+        """Beta shape ``beta = (1 - mu)(1 - rho) / rho``; inf at rho = 0."""
+        return beta_shapes(self.mean, self.icc)[1]
+
+    @property
+    def lr_statistic(self) -> float:
+        """Likelihood-ratio statistic of the plain beta-binomial against the binomial, ``>= 0``."""
+        return max(2.0 * (self.betabinom_log_likelihood - self.binomial_log_likelihood), 0.0)
+
+    @property
+    def lr_pvalue(self) -> float:
+        """P-value of the likelihood-ratio test of the binomial model (rho = 0).
+
+        rho = 0 lies on the edge of the parameter space, so the statistic's
+        null distribution is an equal mixture of a point mass at 0 and
+        chi-squared with one degree of freedom (Self and Liang 1987): the
+        p-value is half the chi-squared tail, and 1 when the statistic is 0.
+        """
+        statistic = self.lr_statistic
+        return 0.5 * chi2_sf(statistic, 1) if statistic > 0 else 1.0
+
+    @property
+    def inflation_pvalue(self) -> float:
+        """P-value of the likelihood-ratio test of the plain model inside the inflated one.
+
+        The largest tail of the boundary mixture, ``(chi2_1 + chi2_2) / 2``, so
+        it errs towards the plain model (docs/uncertainty.md, "The
+        beta-binomial fit"); NaN where the inflated model was not fitted.
+        """
+        if math.isnan(self.inflated_log_likelihood):
+            return math.nan
+        return inflation_pvalue(
+            2.0 * (self.inflated_log_likelihood - self.betabinom_log_likelihood)
+        )
+
+    @property
+    def rejected(self) -> bool:
+        """Whether the goodness-of-fit check rejects the model at the 0.05 level.
+
+        Predictions past the observed runs rest on the model's shape; when it
+        is rejected they are not to be trusted, even where the measured
+        pass^k and the model agree inside the runs observed. False when the
+        check could not be made (``goodness_of_fit.df == 0``).
+        """
+        return bool(self.goodness_of_fit.p_value < LEVEL)
+
+    def pow_k(self, k: int | Iterable[int]) -> float | Floats:
+        """Predict pass^k, ``pi1 + (1 - pi0 - pi1) B(alpha + k, beta) / B(alpha, beta)``, for any k.
+
+        In the plain model the shares are 0 and this is ``E[p^k]``.
+
+        Parameters
+        ----------
+        k : int or sequence of int
+            One k or several, ``>= 1``; beyond the observed runs too.
+
+        Returns
+        -------
+        float or numpy.ndarray
+
+        Raises
+        ------
+        ValueError
+            If no k is given, or a k is below 1.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import passk_lab as pk
+        >>> counts = pd.DataFrame({"task": range(6), "n": 4, "c": [0, 0, 1, 3, 4, 4]})
+        >>> fit = pk.fit_betabinom(counts)
+        >>> round(fit.pow_k(2), 4), fit.pow_k([2, 8]).round(3)
+        (0.4112, array([0.411, 0.279]))
+        """
+        ks = _as_ks(k)
+        values = model_pow_k(self._theta, ks)
+        return float(values[0]) if isinstance(k, (int, np.integer)) else values
+
+    @property
+    def _theta(self) -> Floats:
+        return np.array([self.zero_share, self.one_share, self.mean, self.icc])
+
+    def confidence_interval(
+        self,
+        k: int | Iterable[int],
+        *,
+        confidence_level: float = 0.95,
+        n_resamples: int = 1000,
+        rng: int | np.random.Generator | None = None,
+    ) -> ConfidenceInterval:
+        """Return a percentile interval of the predicted pass^k, refitting each bootstrap resample.
+
+        Each resample of tasks is refitted with the model chosen for the data
+        (`model`), not chosen again.
+
+        Parameters
+        ----------
+        k : int or sequence of int
+            One k or several; beyond the observed runs too.
+        confidence_level : float
+            In (0, 1).
+        n_resamples : int
+            Bootstrap resamples (each is a fit; 1,000 take about half a second
+            for the plain model, a few seconds for the inflated one).
+        rng : int, numpy.random.Generator or None
+            Seed or generator, for reproducible intervals.
+
+        Returns
+        -------
+        ConfidenceInterval
+            Floats for one k, arrays for several.
+
+        Raises
+        ------
+        ValueError
+            If a k is below 1, the level is not in (0, 1) or `n_resamples` below 1.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import passk_lab as pk
+        >>> counts = pd.DataFrame({"task": range(6), "n": 4, "c": [0, 0, 1, 3, 4, 4]})
+        >>> fit = pk.fit_betabinom(counts)
+        >>> low, high = fit.confidence_interval(4, n_resamples=200, rng=0)
+        >>> round(low, 3), round(high, 3)
+        (0.007, 0.675)
+        """
+        level = confidence(confidence_level)
+        ks = _as_ks(k)
+        generator = np.random.default_rng(rng)
+        tasks = self.cells[2]
+        total = int(tasks.sum())
+        weights = generator.multinomial(
+            total, tasks / total, size=positive_int("n_resamples", n_resamples)
+        ).astype(np.float64)
+        predictions = refitted_pow_k(self.cells, self._theta, self.model, weights, ks)
+        tail = (1.0 - level) / 2.0
+        low, high = np.quantile(predictions, [tail, 1.0 - tail], axis=0)
+        if isinstance(k, (int, np.integer)):
+            return ConfidenceInterval(float(low[0]), float(high[0]))
+        return ConfidenceInterval(low, high)
+
+    def __repr__(self) -> str:
+        """Return one line: the model, its parameters, the test against the binomial, the counts.
+
+        With tasks that never and always pass (``model="inflated"``) ``mean``
+        and ``icc`` are the Beta part's, and ``pass_at_1`` (after the shares)
+        is the model's chance of a pass, :meth:`pow_k` at 1.
+
+        Examples
+        --------
+        >>> import passk_lab as pk
+        >>> pk.fit_betabinom(pk.simulate_coin(seed=42))
+        BetaBinomialFit(model='betabinom', mean=0.86, icc=0, alpha=inf, beta=inf,
+                        lr_pvalue=1.000, n_tasks=40, n_runs=200)
+        """
+        return summary_repr(type(self).__name__, line_fields(self))
+
+    def _repr_html_(self) -> str:
+        """Return the fit as an HTML table, for Jupyter: parameters, likelihoods, tests, counts.
+
+        An infinite alpha and beta (icc 0) read as what they mean, tasks alike.
+        With tasks that never and always pass the mean and the icc are labelled
+        the Beta part's, and the model's pass@1 (:meth:`pow_k` at 1) follows the
+        shares.
+
+        Examples
+        --------
+        >>> import passk_lab as pk
+        >>> "tasks alike" in pk.fit_betabinom(pk.simulate_coin(seed=42))._repr_html_()
+        True
+        """
+        return summary_html(type(self).__name__, table_rows(self))
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return the fit as a one-row DataFrame: parameters, likelihoods, tests and the check.
+
+        The model fitted is the column ``fitted_model`` (a runs table's
+        ``model`` column, naming the agent's model, is often a group key).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import passk_lab as pk
+        >>> counts = pd.DataFrame({"task": range(6), "n": 4, "c": [0, 0, 1, 3, 4, 4]})
+        >>> fit = pk.fit_betabinom(counts)
+        >>> fit.to_frame()[["mean", "icc", "fitted_model", "n_tasks"]].round(4)
+           mean     icc fitted_model  n_tasks
+        0   0.5  0.6447    betabinom        6
+        """
+        statistic, df, p_value = self.goodness_of_fit
+        return pd.DataFrame(
+            [
+                {
+                    "mean": self.mean,
+                    "icc": self.icc,
+                    "alpha": self.alpha,
+                    "beta": self.beta,
+                    "fitted_model": self.model,
+                    "zero_share": self.zero_share,
+                    "one_share": self.one_share,
+                    "log_likelihood": self.log_likelihood,
+                    "binomial_log_likelihood": self.binomial_log_likelihood,
+                    "lr_statistic": self.lr_statistic,
+                    "lr_pvalue": self.lr_pvalue,
+                    "inflation_pvalue": self.inflation_pvalue,
+                    "gof_statistic": statistic,
+                    "gof_df": df,
+                    "gof_pvalue": p_value,
+                    "rejected": self.rejected,
+                    "n_tasks": self.n_tasks,
+                    "n_runs": self.n_runs,
+                }
+            ]
+        )
+
+
+def _as_ks(k: int | Iterable[int]) -> Ints:
+    values = [k] if isinstance(k, (int, np.integer)) else list(k)
+    if not values:
+        raise ValueError("give at least one k")
+    return np.array([positive_int("k", value) for value in values], dtype=np.int64)
+
+
+def fit_cells(n: Ints, c: Ints, tasks: Ints, *, model: Model = "auto") -> BetaBinomialFit:
+    """Fit the model (see :func:`fit_betabinom`) to (n, c) cells of `tasks` tasks each (n >= 1).
+
+    Examples
+    --------
+    >>> fit = fit_cells(np.array([4, 4, 4, 4]), np.array([0, 1, 3, 4]), np.array([2, 1, 1, 2]))
+    >>> fit.model, fit.n_tasks, round(fit.icc, 4)
+    ('betabinom', 6, 0.6447)
+    """
+    return BetaBinomialFit(**fit_parameters(n, c, tasks, model)._asdict(), cells=(n, c, tasks))
 
 
 def fit_betabinom(
@@ -28,9 +356,11 @@ def fit_betabinom(
 
     Each task's chance of passing a run is taken to be drawn from one
     Beta(alpha, beta) over tasks, and its runs to be independent given that
-    chance (see Notes for everything the model assumes). The fit
-    explains a pass^k curve that sits above p^k and predicts pass^k for k
-    beyond the runs observed.
+    chance. The fit explains a pass^k curve that sits above p^k and predicts
+    pass^k for k beyond the runs observed. When its goodness-of-fit check
+    ``rejected`` it, do not trust ``pow_k`` beyond the observed runs; an
+    unflagged fit is not a confirmed one (docs/uncertainty.md, "The
+    beta-binomial fit", says what the model assumes and what the check finds).
 
     Parameters
     ----------
@@ -59,25 +389,6 @@ def fit_betabinom(
         both a pass and a failure, or fewer than 4 outcome chances, the sum of
         the distinct runs per task).
 
-    Notes
-    -----
-    The model assumes: tasks are independent draws from one population; each
-    task has a fixed chance of passing a run, and those chances follow a Beta
-    distribution across tasks; a task's runs are independent given its chance
-    (no learning, drift or order effects); errored runs are handled by
-    `errors` like everywhere else. It does not assume tasks are alike: that is
-    the binomial model it is tested against (``lr_pvalue``). A population of
-    tasks in distinct clusters can fit poorly: a share of tasks that always
-    pass (or never do) beside the rest is what the inflated model adds, and
-    ``"auto"`` takes it when the data ask for it. Any other shape shows in the
-    goodness-of-fit check of the (n, c) histogram; when it is ``rejected``,
-    do not trust ``pow_k`` beyond the observed runs, even where it agrees
-    with the measured pass^k inside them. The check has little power with
-    few runs per task (with 5 runs, about half the time on 80 tasks of which
-    30% always pass, the rest at 0.6) and none where too few outcome cells
-    expect 2 tasks (``df == 0``, then not rejected): an unflagged fit is not
-    a confirmed one.
-
     Examples
     --------
     >>> import pandas as pd
@@ -105,25 +416,6 @@ def fit_betabinom(
     if not keep.any():
         raise ValueError("no task has a run to fit; the beta-binomial model needs runs")
     return fit_cells(cells.n[keep], cells.c[keep], cells.tasks[keep], model=model)
-
-
-def _pmf(fit: BetaBinomialFit, successes: Ints, binomial: bool) -> Floats:
-    """Return the expected tasks with each number of successes: the sum of P(c | n) over tasks."""
-    from scipy import stats  # 0.5 s to import: not on the path of a curve
-
-    n, _, tasks = fit.cells
-    c = successes[:, None]
-    if binomial or fit.icc == 0 or fit.mean in (0.0, 1.0):
-        p = fit.binomial_mean if binomial else fit.mean
-        chances = stats.binom.pmf(c, n, p)
-    elif np.isnan(fit.icc):
-        return np.full(len(successes), np.nan)
-    else:
-        chances = stats.betabinom.pmf(c, n, fit.alpha, fit.beta)
-    if not binomial:
-        shares = fit.zero_share + fit.one_share
-        chances = (1.0 - shares) * chances + fit.zero_share * (c == 0) + fit.one_share * (c == n)
-    return np.asarray(chances @ tasks, dtype=np.float64)
 
 
 def success_counts(
@@ -160,6 +452,11 @@ def success_counts(
         ``gof_statistic``, ``gof_df``, ``gof_pvalue`` and whether it
         ``rejected`` the model.
 
+    Raises
+    ------
+    ValueError
+        As :func:`fit_betabinom`: no task with a run, or a `model` it refuses.
+
     See Also
     --------
     fit_betabinom : The fit behind the ``betabinom`` column.
@@ -183,8 +480,10 @@ def success_counts(
         {
             "successes": successes,
             "n_tasks": np.bincount(c, weights=tasks, minlength=len(successes)).astype(np.int64),
-            "binomial": _pmf(fit, successes, binomial=True),
-            "betabinom": _pmf(fit, successes, binomial=False),
+            "binomial": expected_counts(n, tasks, successes, fit.binomial_mean, 0.0),
+            "betabinom": expected_counts(
+                n, tasks, successes, fit.mean, fit.icc, fit.zero_share, fit.one_share
+            ),
         }
     )
     statistic, df, p_value = fit.goodness_of_fit

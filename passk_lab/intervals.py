@@ -33,13 +33,11 @@ from passk_lab._data.tally import as_tally
 from passk_lab._errors import with_keywords
 from passk_lab._interval import (
     ConfidenceInterval,
-    beta_quantile,
-    clopper_pearson,
+    binomial_limits,
     normal_interval,
     pass_at_1_errors,
-    z_value,
 )
-from passk_lab._mean_intervals import TaskMoments, effective_n_interval
+from passk_lab._interval_policy import IntervalSpec, mean_intervals
 from passk_lab._summary import summary_html, summary_repr
 from passk_lab._typing import Floats, Ints
 from passk_lab._warnings import (
@@ -150,29 +148,7 @@ def binomial_ci(
             f"successes must be between 0 and trials, got successes={successes!r}, "
             f"trials={trials!r}"
         )
-    tail = (1.0 - level) / 2.0
-    z = z_value(level)
-    p = s / t
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if method == "clopper_pearson":
-            low, high = clopper_pearson(s, t, level)
-        elif method == "jeffreys":
-            low = np.where(s == 0, 0.0, beta_quantile(tail, s + 0.5, t - s + 0.5))
-            high = np.where(s == t, 1.0, beta_quantile(1.0 - tail, s + 0.5, t - s + 0.5))
-        else:
-            if method == "wilson":
-                scale = 1.0 + z**2 / t
-                center = (p + z**2 / (2 * t)) / scale
-                half = z * np.sqrt(p * (1 - p) / t + z**2 / (4 * t**2)) / scale
-            elif method == "agresti_coull":
-                size = t + z**2
-                center = (s + z**2 / 2) / size
-                half = z * np.sqrt(center * (1 - center) / size)
-            else:
-                center = p
-                half = z * np.sqrt(p * (1 - p) / t)
-            low = np.clip(center - half, 0.0, 1.0)
-            high = np.clip(center + half, 0.0, 1.0)
+    low, high = binomial_limits(s, t, level, method)
     if np.ndim(successes) == 0 and np.ndim(trials) == 0:
         return ConfidenceInterval(float(low), float(high))
     return ConfidenceInterval(np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64))
@@ -325,8 +301,7 @@ class PassAt1SE:
                 )
             n, c, tasks = self.cells
             one = np.ones(1, dtype=np.int64)
-            moments = TaskMoments.of((c / n)[:, None], tasks, n, one)
-            low, high = effective_n_interval(moments, level)
+            found = mean_intervals((c / n)[:, None], n, tasks, one, IntervalSpec.of("auto", level))
             if self.n_tasks < 2:
                 warn(
                     FewTasksWarning(
@@ -335,14 +310,22 @@ class PassAt1SE:
                         tasks=self.n_tasks,
                     )
                 )
-            return ConfidenceInterval(float(low[0]), float(high[0]))
+            return ConfidenceInterval(float(found.low[0]), float(found.high[0]))
         if method not in ("clustered", "naive"):
             raise ValueError(f"method must be 'auto', 'clustered' or 'naive', got {method!r}")
         se = self.se_clustered if method == "clustered" else self.se_naive
         return normal_interval(self.estimate, se, level)
 
     def to_frame(self) -> pd.DataFrame:
-        """Return the fields (not the cells) as a one-row DataFrame."""
+        """Return the fields (not the cells) as a one-row DataFrame.
+
+        Examples
+        --------
+        >>> import passk_lab as pk
+        >>> pk.pass_at_1_se(pk.simulate_coin(seed=42)).to_frame()[["estimate", "n_tasks", "n_runs"]]
+           estimate  n_tasks  n_runs
+        0      0.86       40     200
+        """
         fields = {name: value for name, value in self.__dict__.items() if name != "cells"}
         return pd.DataFrame([fields])
 
@@ -366,6 +349,11 @@ def pass_at_1_se(runs: pd.DataFrame | np.ndarray, *, errors: ErrorPolicy = "fail
     Returns
     -------
     PassAt1SE
+
+    Raises
+    ------
+    ValueError
+        If no task has a run, or `runs` breaks a rule of :func:`~passk_lab.tally`.
 
     Notes
     -----

@@ -1,7 +1,8 @@
 """Planning an evaluation: how many tasks and runs, what per-run rate a target needs.
 
 * :func:`plan_evaluation` -- tasks (and runs per task) for a chosen interval
-  half-width on pass^k, at a guessed per-run pass rate and task heterogeneity;
+  half-width on pass^k, at a guessed per-run pass rate and task heterogeneity
+  (the search for them is in ``_plan_search``);
 * :func:`required_p` -- the per-run pass rate a system needs for a target
   pass^k if its runs were independent, ``target^(1/k)``;
 * :func:`zero_failure_runs` -- how many consecutive passes demonstrate a
@@ -12,19 +13,15 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from functools import partial
+from collections.abc import Iterable
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from passk_lab._betabinom import outcome_chances
 from passk_lab._checks import confidence, positive_int, probability
-from passk_lab._data.cells import products
-from passk_lab._interval import clopper_pearson, z_value
-from passk_lab._mean_intervals import TaskMoments, effective_n_interval
+from passk_lab._goodness_of_fit import outcome_chances
+from passk_lab._plan_search import TaskLaw, plan_row
 from passk_lab._typing import Floats
 from passk_lab._warnings import UNSET, renamed
 
@@ -49,6 +46,11 @@ def required_p(target: float | npt.ArrayLike, k: int | npt.ArrayLike) -> float |
     Returns
     -------
     float or numpy.ndarray
+
+    Raises
+    ------
+    ValueError
+        If a target is outside [0, 1] or a k below 1.
 
     Examples
     --------
@@ -129,6 +131,12 @@ def zero_failure_runs(
         The runs, all of which must pass: a multiple of `runs_per_task`
         when given (the tasks are that number divided by `runs_per_task`).
 
+    Raises
+    ------
+    ValueError
+        If `p0` is not strictly between 0 and 1, the level not in (0, 1), `icc`
+        outside [0, 1), or `icc` above 0 without `runs_per_task`.
+
     Examples
     --------
     >>> zero_failure_runs(0.95)  # the "rule of three": about 3 / (1 - p0)
@@ -165,188 +173,14 @@ def zero_failure_runs(
     return per_task * _fewest_powers(all_pass, 1.0 - level)
 
 
-_SEED = 17  # every plan draws the same evaluations, so the same call gives the same plan
-_REPLICATES = 4000  # simulated evaluations per number of tasks: the assurance to about 0.006
-_MARGIN = 2.0  # standard errors of a simulated share added to the assurance asked for
-_SCALINGS = 6  # steps T -> T (h_T / h)^2 towards the tasks whose assured half-width is h
-_TAIL = 1e-12  # binomial tail mass left out of the exact law at k runs per task
-
-
-@dataclass(frozen=True, eq=False)
-class _TaskLaw:
-    """One task's pass^k estimate ``C(c, k) / C(n, k)`` under the model: values and chances."""
-
-    scores: Floats  # the values C(c, k) / C(n, k) for c = 0, ..., runs
-    chances: Floats
-    runs: int
-    k: int
-
-    @classmethod
-    def of(cls, p: float, icc: float, runs: int, k: int) -> _TaskLaw:
-        outcomes = np.arange(runs + 1, dtype=np.int64)
-        values = products(np.full(len(outcomes), runs), outcomes, np.array([k]))[:, 0]
-        return cls(values, outcome_chances(p, icc, runs), runs, k)
-
-    @property
-    def mean(self) -> float:
-        return float(self.chances @ self.scores)
-
-    @property
-    def sd(self) -> float:
-        variance = float(self.chances @ (self.scores - self.mean) ** 2)
-        return math.sqrt(max(variance, 0.0))
-
-
-def _half_widths(law: _TaskLaw, tasks: int, level: float) -> tuple[Floats, Floats]:
-    """Return the reported pass^k interval's half-widths over evaluations of `tasks` tasks.
-
-    The half-widths come sorted, with the cumulative chance of each. At k runs
-    per task the interval is Clopper-Pearson on the tasks that passed all k
-    runs, a binomial count: its law is exact. With more runs it is
-    Clopper-Pearson on the effective number of tasks ``m (1 - m) / Var(m)``,
-    ``Var(m) = SS / ((T - 1)(T + 2))`` with SS the squared deviations of the
-    T values and one pseudo-task at 0 and one at 1 from their mean, at most
-    ``T * floor(runs / k)`` and T where every value is 0 or every value is 1
-    (:func:`~passk_lab._mean_intervals.effective_n_interval`, what a curve
-    reports); T values are a multinomial count of the ``runs + 1`` values a
-    task can take, drawn `_REPLICATES` times.
-    """
-    if law.runs == law.k:
-        from scipy import stats
-
-        chance = float(law.chances[-1])
-        low, high = stats.binom.interval(1.0 - _TAIL, tasks, chance)
-        passed = np.arange(int(low), int(high) + 1, dtype=np.float64)
-        weights = stats.binom.pmf(passed, tasks, chance)
-        lows, highs = clopper_pearson(passed, np.full(len(passed), float(tasks)), level)
-    else:
-        # every simulated evaluation is a column: its tasks at each of the runs + 1 values
-        counts = np.random.default_rng(_SEED).multinomial(tasks, law.chances, size=_REPLICATES)
-        values = np.repeat(law.scores[:, None], _REPLICATES, axis=1)
-        runs = np.full(len(law.scores), law.runs)
-        ks = np.full(_REPLICATES, law.k)
-        lows, highs = effective_n_interval(TaskMoments.of(values, counts.T, runs, ks), level)
-        weights = np.full(_REPLICATES, 1.0 / _REPLICATES)
-    half = (highs - lows) / 2.0
-    order = np.argsort(half, kind="stable")
-    return half[order], np.cumsum(weights[order])
-
-
-class _Evaluations:
-    """The law of the reported half-width for each number of tasks asked about, kept."""
-
-    def __init__(self, law: _TaskLaw, level: float) -> None:
-        self._law, self._level, self._z = law, level, z_value(level)
-        self._laws: dict[int, tuple[Floats, Floats]] = {}
-
-    def _of(self, tasks: int) -> tuple[Floats, Floats]:
-        if tasks not in self._laws:
-            self._laws[tasks] = _half_widths(self._law, tasks, self._level)
-        return self._laws[tasks]
-
-    def reached(self, tasks: int, width: float) -> float:
-        """Return the chance that an evaluation of `tasks` tasks has a half-width <= `width`."""
-        if tasks < 2:
-            return 0.0  # one task gives no interval
-        halves, chances = self._of(tasks)
-        index = int(np.searchsorted(halves, width, side="right"))
-        return float(chances[index - 1]) if index else 0.0
-
-    def keeps(self, tasks: int, *, width: float, chance: float) -> bool:
-        """Return whether `tasks` tasks and the next few reach `width` with `chance` (`_teeth`)."""
-        teeth = _teeth(self._law, tasks, width, self._z)
-        return all(self.reached(tasks + step, width) >= chance for step in range(teeth + 1))
-
-    def scaled(self, guess: int, *, width: float, chance: float) -> int:
-        """Return the tasks at which the assured half-width comes down to `width`, by scaling.
-
-        The assured half-width h_T falls as a power of the tasks: ``T^(-1/2)``
-        once the tasks' spread dominates, nearer ``1 / T`` with few tasks,
-        where the pseudo-tasks do. Steps ``T (h_T / width)^e`` to a fixed
-        point (e = 2, then the power seen between the last two steps), then
-        one task more while h_T is above `width`. Simulated shares are noisy,
-        and the smallest T whose share passes would pick a lucky draw among
-        many; the fixed point rests on the draws at one or two. Where the
-        steps find no fixed point (the half-width jumps with the tasks),
-        bisection.
-        """
-        tasks, power = max(2, guess), 2.0
-        last: tuple[int, float] | None = None
-        for _ in range(_SCALINGS):
-            half = self.assured(tasks, chance)
-            if last is not None and abs(math.log(tasks / last[0])) > 0.05 and half != last[1]:
-                power = min(max(-math.log(tasks / last[0]) / math.log(half / last[1]), 1.0), 4.0)
-            step = max(2, math.ceil(tasks * math.pow(half / width, power)))
-            if abs(step - tasks) <= 1:
-                tasks = min(step, tasks)
-                break
-            last, tasks = (tasks, half), step
-        else:
-            return _fewest_tasks(lambda count: self.assured(count, chance) <= width, tasks)
-        while self.assured(tasks, chance) > width:
-            tasks += 1
-        return tasks
-
-    def assured(self, tasks: int, chance: float) -> float:
-        """Return the half-width that an evaluation of `tasks` tasks keeps with `chance`."""
-        halves, chances = self._of(tasks)
-        return float(halves[min(int(np.searchsorted(chances, chance)), len(halves) - 1)])
-
-
-def _teeth(law: _TaskLaw, tasks: int, width: float, z: float) -> int:
-    """Return how many more tasks must reach the assurance too, for it to hold from then on.
-
-    At k runs per task the interval depends on an integer, the tasks that
-    failed a run: the chance of reaching the half-width rises where one more
-    failing task is allowed and falls in between. About ``(T h / z)^2``
-    failing tasks are allowed at T tasks and half-width h, one more every
-    ``z^2 / (2 T h^2)`` tasks; asking every number of tasks over twice that
-    period to reach the assurance keeps it for larger evaluations. With more
-    runs the interval moves smoothly with the tasks' values.
-    """
-    if law.runs != law.k:
-        return 0
-    return math.ceil(z * z / (tasks * width * width))
-
-
-def _fewest_tasks(reaches: Callable[[int], bool], guess: int) -> int:
-    """Return T >= 2 where `reaches` holds and fails at T - 1, bracketed from `guess`.
-
-    ``reaches(1)`` is taken as false: one task gives no interval. Steps from
-    `guess` that grow from 2% bracket a change, then bisection narrows it to
-    one task.
-    """
-    low, high, factor = 1, max(2, guess), 1.02
-    if reaches(high):
-        while high > 2:
-            candidate = max(2, min(high - 1, math.floor(high / factor)))
-            if not reaches(candidate):
-                low = candidate
-                break
-            high, factor = candidate, factor * factor
-    else:
-        while True:
-            low, high = high, max(high + 1, math.ceil(high * factor))
-            if reaches(high):
-                break
-            factor *= factor
-    while high - low > 1:
-        middle = (low + high) // 2
-        if reaches(middle):
-            high = middle
-        else:
-            low = middle
-    return high
-
-
 def plan_evaluation(
     half_width: float,
     p: float,
     k: int,
     *,
+    confidence_level: float = 0.95,
     runs_per_task: int | Iterable[int] | None = None,
     icc: float = 0.0,
-    confidence_level: float = 0.95,
     assurance: float | None = 0.8,
     runs: int | Iterable[int] | None = UNSET,
 ) -> pd.DataFrame:
@@ -356,34 +190,15 @@ def plan_evaluation(
     distribution with mean `p` and intra-task correlation `icc` (``icc = 0``:
     every task has rate p), runs of a task are independent given its rate,
     and pass^k is estimated by the mean over tasks of ``C(c, k) / C(n, k)``.
-    The interval is the one :func:`~passk_lab.reliability_curve` reports by
-    default: Clopper-Pearson on the tasks that passed all k runs at k runs
-    per task, and on an effective number of tasks with more runs (see
-    docs/uncertainty.md).
-
-    The half-width an evaluation gets is random: it depends on the tasks
-    drawn. By default the plan asks for `assurance` = 0.8: the fewest tasks
-    with which at least 80% of evaluations under the model reach
-    `half_width`. At k runs per task that chance is exact (a binomial sum)
-    and rises and falls a little with the tasks, because the interval rests
-    on an integer count; the plan is then past the last fall below
-    `assurance`, so more tasks keep it. With more runs it is the share of
-    4,000 evaluations simulated with a fixed seed (the same call gives the
-    same plan), to about 0.006 at 0.8; the plan asks that share for two of
-    its standard errors more than `assurance`, so that it reaches
-    `assurance` itself with about 97.5% confidence, and is where that
-    quantile of the simulated half-widths comes down to `half_width`, found
-    by scaling the tasks (the first size whose simulated share passed would
-    favour a lucky draw). ``assurance=None`` gives the older plan,
-    the normal-approximation ``(z * sd / half_width)^2`` rounded up, with
-    ``sd`` the exact standard deviation of one task's estimate: the
-    half-width of the normal approximation is `half_width` on average, but
-    the interval reported is wider and often misses it.
-
-    More runs per task than k lower ``sd`` (each task's ``p^k`` is measured
-    better) but never below the spread of the tasks' true ``p^k``, and the
-    interval counts a task's runs as at most ``runs_per_task // k``
-    independent trials.
+    The interval planned for is the one :func:`~passk_lab.reliability_curve`
+    reports by default (``method="auto"``); a plan takes no ``method``, as
+    the other intervals' laws over evaluations have no closed form and a
+    bootstrap of each of thousands of simulated evaluations would cost
+    minutes. The half-width an evaluation gets depends on the tasks drawn,
+    so the plan asks for the fewest tasks with which `assurance` of the
+    evaluations reach `half_width` (exact at k runs per task, simulated with
+    a fixed seed otherwise); docs/uncertainty.md ("Planning an evaluation"
+    and "How a plan is found") says how and what it costs.
 
     Parameters
     ----------
@@ -393,17 +208,18 @@ def plan_evaluation(
         The guessed mean per-run pass rate, in (0, 1).
     k : int
         The pass^k to measure.
+    confidence_level : float
+        In (0, 1).
     runs_per_task : int or sequence of int, optional
         Runs per task to consider, each ``>= k``; by default k, 2k and 4k.
     icc : float
         Guessed intra-task correlation in [0, 1) (see
         :func:`~passk_lab.fit_betabinom`); 0 for identical tasks.
-    confidence_level : float
-        In (0, 1).
-    assurance : float or None, keyword-only
+    assurance : float or None
         The chance, in (0, 1), that half an evaluation's interval width,
-        ``(high - low) / 2``, is at most `half_width`; 0.8 by default. None plans the expected
-        half-width instead.
+        ``(high - low) / 2``, is at most `half_width`; 0.8 by default. None
+        plans the normal approximation's expected half-width instead,
+        ``(z * sd / half_width)^2`` tasks rounded up.
     runs : int or sequence of int, optional
         The old name of `runs_per_task`; deprecated, it goes in the next release.
 
@@ -416,10 +232,9 @@ def plan_evaluation(
         deviation of one task's estimate, and ``assurance`` the chance that
         an evaluation of ``n_tasks`` tasks reaches the `half_width` asked
         for. ``half_width`` is the assured half-width: half the reported
-        interval's width is at most that with chance `assurance`, so it is at
-        most the one asked for (near 0 and 1 the interval is not
-        symmetric). With ``assurance=None`` it is the normal approximation
-        ``z * sd / sqrt(n_tasks)``, as before.
+        interval's width is at most that with chance `assurance`. With
+        ``assurance=None`` it is the normal approximation
+        ``z * sd / sqrt(n_tasks)``.
 
     Raises
     ------
@@ -432,9 +247,8 @@ def plan_evaluation(
 
     Examples
     --------
-    Identical tasks: each extra k runs of a task count as one more task (the
-    effective tasks are capped at the disjoint blocks of k runs), so more runs
-    per task save tasks, not runs.
+    Identical tasks: each extra k runs of a task count as one more task, so
+    more runs per task save tasks, not runs.
 
     >>> columns = ["runs_per_task", "n_tasks", "total_runs", "half_width", "assurance"]
     >>> plan_evaluation(0.05, 0.85, 5)[columns].round(3)
@@ -443,9 +257,7 @@ def plan_evaluation(
     1             10      200        2000        0.05      0.873
     2             20      100        2000        0.05      0.857
 
-    The expected-half-width plan needs fewer tasks, and the interval the
-    library reports is wider than its normal approximation, so the plan
-    rarely reaches the half-width.
+    The expected-half-width plan needs fewer tasks, and rarely reaches the half-width.
 
     >>> plan_evaluation(0.05, 0.85, 5, assurance=None)[columns].round(3)
        runs_per_task  n_tasks  total_runs  half_width  assurance
@@ -453,8 +265,7 @@ def plan_evaluation(
     1             10      156        1560        0.05      0.000
     2             20       72        1440        0.05      0.000
 
-    Tasks that differ (icc = 0.3): the spread of the tasks themselves remains,
-    so extra runs help less and tasks are what buys precision.
+    Tasks that differ (icc = 0.3): extra runs help less, and tasks are what buys precision.
 
     >>> plan_evaluation(0.05, 0.85, 5, icc=0.3)[["runs_per_task", "n_tasks", "task_sd"]].round(3)
        runs_per_task  n_tasks  task_sd
@@ -462,6 +273,21 @@ def plan_evaluation(
     1             10      288    0.415
     2             20      250    0.385
     """
+    width, rate, power, correlation, level, wanted = _plan_settings(
+        half_width, p, k, icc, confidence_level, assurance
+    )
+    choices = _runs_choices(renamed("runs", "runs_per_task", runs, runs_per_task), power)
+    rows = [
+        plan_row(TaskLaw.of(rate, correlation, choice, power), width, level, wanted)
+        for choice in choices
+    ]
+    return pd.DataFrame(rows)
+
+
+def _plan_settings(
+    half_width: float, p: float, k: int, icc: float, confidence_level: float, assurance: object
+) -> tuple[float, float, int, float, float, float | None]:
+    """Check a plan's numbers: the half-width, rate, k, icc, level and assurance, in that order."""
     width = float(half_width)
     if not 0.0 < width <= 0.5:
         raise ValueError(f"half_width must be in (0, 0.5], got {half_width!r}")
@@ -473,16 +299,21 @@ def plan_evaluation(
     if correlation >= 1.0:
         raise ValueError("icc must be below 1 (at 1 every task always passes or always fails)")
     level = confidence(confidence_level)
-    if assurance is not None:
-        if isinstance(assurance, bool) or not isinstance(assurance, numbers.Real):
-            raise TypeError(f"assurance must be a number in (0, 1) or None, got {assurance!r}")
-        wanted = float(assurance)
-        if not 0.0 < wanted < 1.0:  # NaN fails this test too
-            raise ValueError(
-                f"assurance must be strictly between 0 and 1 (0.8: 80% of evaluations reach "
-                f"the half-width), or None for the expected half-width; got {wanted}"
-            )
-    asked = renamed("runs", "runs_per_task", runs, runs_per_task)
+    if assurance is None:
+        return width, rate, power, correlation, level, None
+    if isinstance(assurance, bool) or not isinstance(assurance, numbers.Real):
+        raise TypeError(f"assurance must be a number in (0, 1) or None, got {assurance!r}")
+    wanted = float(assurance)
+    if not 0.0 < wanted < 1.0:  # NaN fails this test too
+        raise ValueError(
+            f"assurance must be strictly between 0 and 1 (0.8: 80% of evaluations reach "
+            f"the half-width), or None for the expected half-width; got {wanted}"
+        )
+    return width, rate, power, correlation, level, wanted
+
+
+def _runs_choices(asked: object, power: int) -> list[int]:
+    """Return the runs per task to plan for: `asked`, or k, 2k and 4k; each at least k."""
     if asked is None:
         choices = [power, 2 * power, 4 * power]
     else:
@@ -492,35 +323,4 @@ def plan_evaluation(
         choices = [positive_int("runs_per_task", value) for value in values]
     if any(choice < power for choice in choices):
         raise ValueError(f"runs per task must be at least k = {power} to measure pass^{power}")
-    z = z_value(level)
-    rows = []
-    for choice in choices:
-        law = _TaskLaw.of(rate, correlation, choice, power)
-        spread = law.sd
-        expected = max(1, math.ceil((z * spread / width) ** 2 - 1e-9))
-        evaluations = _Evaluations(law, level)
-        if assurance is None:
-            tasks = expected
-            half = z * spread / math.sqrt(tasks)
-        else:
-            if choice == power:  # exact: the assurance itself
-                guess = evaluations.scaled(expected, width=width, chance=wanted)
-                keeps = partial(evaluations.keeps, width=width, chance=wanted)
-                tasks = _fewest_tasks(keeps, guess)
-            else:  # simulated: the assurance plus two of the share's standard errors
-                margin = _MARGIN * math.sqrt(wanted * (1.0 - wanted) / _REPLICATES)
-                asked_for = min(wanted + margin, (1.0 + wanted) / 2.0)
-                tasks = evaluations.scaled(expected, width=width, chance=asked_for)
-            half = evaluations.assured(tasks, wanted)
-        rows.append(
-            {
-                "runs_per_task": choice,
-                "n_tasks": tasks,
-                "total_runs": tasks * choice,
-                "pass_pow_k": law.mean,
-                "task_sd": spread,
-                "half_width": half,
-                "assurance": evaluations.reached(tasks, width),
-            }
-        )
-    return pd.DataFrame(rows)
+    return choices

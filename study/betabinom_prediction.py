@@ -45,7 +45,9 @@ import pandas as pd
 from scipy import special
 
 from passk_lab import BetaBinomialFit
-from passk_lab._betabinom import Model, beta_shapes, fit_cells
+from passk_lab._betabinom import beta_shapes
+from passk_lab._betabinom_fit import Model
+from passk_lab.heterogeneity import fit_cells
 
 Draw = Callable[[np.random.Generator, int], np.ndarray]  # task rates of a population
 

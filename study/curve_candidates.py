@@ -51,7 +51,7 @@ import pandas as pd
 from scipy import special, stats
 
 import passk_lab as pk
-from passk_lab._betabinom import beta_shapes, fit_cells
+from passk_lab._betabinom import beta_shapes
 from passk_lab._bootstrap import (
     _acceleration,
     _bca_levels,
@@ -63,6 +63,7 @@ from passk_lab._bootstrap import (
 )
 from passk_lab._data.cells import products
 from passk_lab._mean_intervals import TaskMoments, effective_n_interval
+from passk_lab.heterogeneity import fit_cells
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "coverage" / "candidates"
 BAR = 0.93  # the coverage a 0.95 interval must reach in every cell, up to noise

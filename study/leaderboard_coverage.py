@@ -79,8 +79,9 @@ from scipy import special
 
 import passk_lab as pk
 from passk_lab._data.cells import products
+from passk_lab._pair_tests import adjusted_p_values
 from passk_lab._permutation import permutation_test
-from passk_lab.ranking import _adjusted, _ranks
+from passk_lab._ranks import rank_intervals
 
 sys.path.append(str(Path(__file__).resolve().parent))  # study/_markdown.py, when a test loads this
 import _markdown
@@ -274,8 +275,8 @@ def library_ranks(
     estimates: np.ndarray, p_values: np.ndarray, pairs: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return the leaderboard's rank low, high and tie group from one k's raw p-values."""
-    better = orders(estimates, _adjusted(p_values, "holm") <= ALPHA, pairs)
-    _, low, high, group = _ranks(estimates, better)
+    better = orders(estimates, adjusted_p_values(p_values, "holm") <= ALPHA, pairs)
+    _, low, high, group = rank_intervals(estimates, better)
     return low, high, group
 
 
@@ -316,7 +317,7 @@ def bootstrap_ranks(
     largest = np.max(np.abs(differences - difference) / safe, axis=1)
     critical = np.quantile(largest, LEVEL, method="inverted_cdf")
     declared = np.where(se > 0, np.abs(difference) / safe > critical, np.abs(difference) > 1e-12)
-    _, t_low, t_high, group = _ranks(estimates, orders(estimates, declared, pairs))
+    _, t_low, t_high, group = rank_intervals(estimates, orders(estimates, declared, pairs))
     return (low, high), (t_low, t_high, group)
 
 
@@ -421,7 +422,7 @@ def run_cell(cell: Cell, replicates: int, resamples: int, checks: int, seed: int
                     groups[column, place, replicate] = group.max()
             p_values = found["p_values"][column]
             for place, adjust in enumerate(ADJUSTMENTS):
-                adjusted = p_values if adjust == "none" else _adjusted(p_values, adjust)
+                adjusted = p_values if adjust == "none" else adjusted_p_values(p_values, adjust)
                 rejected[column, place, replicate] = np.any(adjusted <= ALPHA)
     settings = {key: value for key, value in asdict(cell).items() if key != "ks"}
     coverage = [

@@ -8,7 +8,7 @@ import pytest
 from scipy import integrate, optimize, special, stats
 
 import passk_lab as pk
-from passk_lab._betabinom import chi2_sf
+from passk_lab._goodness_of_fit import chi2_sf
 
 
 def counts_frame(n, c):

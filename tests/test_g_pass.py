@@ -258,7 +258,7 @@ def test_a_bad_tau_is_refused(tau, error, message):
         ([2, 9], ValueError, "k = 9 is more runs than any task has: the largest k available is 7"),
         (2.0, TypeError, "k must be an integer, got 2.0"),
         ("3", TypeError, "k must be an integer, got '3'"),
-        ([], ValueError, "k is empty"),
+        ([], ValueError, "ks is empty"),
     ],
 )
 def test_a_bad_k_is_refused(k, error, message):
@@ -274,3 +274,74 @@ def test_an_unknown_grouping_column_is_refused():
 def test_a_bad_confidence_level_is_refused():
     with pytest.raises(ValueError, match="confidence_level must be strictly between 0 and 1"):
         pk.g_pass_at_k(as_runs(TASKS), 2, 0.5, confidence_level=95)
+
+
+# --- the intervals' method, and the spellings of the last release ----------------------------
+
+
+def test_the_default_intervals_are_the_auto_method():
+    runs = as_runs(TASKS)
+    default = pk.g_pass_at_k(runs, [2, 4], [0.5, "mean"])
+    pd.testing.assert_frame_equal(
+        pk.g_pass_at_k(runs, [2, 4], [0.5, "mean"], method="auto"), default
+    )
+    assert default.attrs == {"errors": "fail", "confidence_level": 0.95, "method": "auto"}
+
+
+def test_a_binomial_method_with_k_runs_a_task_is_statsmodels_on_the_tasks():
+    from statsmodels.stats.proportion import proportion_confint
+
+    tasks = {f"t{i}": outcomes for i, outcomes in enumerate(itertools.product([0, 1], repeat=4))}
+    table = pk.g_pass_at_k(as_runs(tasks), 4, 0.5, method="wilson")
+    # 11 of the 16 patterns of 4 runs hold at least 2 passes
+    expected = proportion_confint(11, 16, method="wilson")
+    assert (table["g_pass_at_k_low"].item(), table["g_pass_at_k_high"].item()) == pytest.approx(
+        expected
+    )
+    unequal = pk.g_pass_at_k(as_runs(TASKS), 4, 0.5, method="wilson")  # 4 to 7 runs: effective n
+    auto = pk.g_pass_at_k(as_runs(TASKS), 4, 0.5)
+    assert unequal["g_pass_at_k_low"].item() == auto["g_pass_at_k_low"].item()
+
+
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+def test_a_bootstrap_at_tau_one_is_the_curves_pass_pow_k_from_the_same_seed(method):
+    rng = np.random.default_rng(3)
+    runs = as_runs(
+        {f"t{i}": rng.integers(0, 2, size=int(rng.integers(3, 7))).tolist() for i in range(30)}
+    )
+    table = pk.g_pass_at_k(runs, [2, 3], 1.0, method=method, n_resamples=400, rng=11)
+    curve = pk.reliability_curve(runs, [2, 3], method=method, n_resamples=400, rng=11)
+    assert curve["interval_method"].tolist() == [method, method]
+    for ours, theirs in [
+        ("g_pass_at_k_low", "pass_pow_k_low"),
+        ("g_pass_at_k_high", "pass_pow_k_high"),
+    ]:
+        assert table[ours].to_numpy() == pytest.approx(curve[theirs].to_numpy(), rel=1e-9)
+    assert table.attrs["method"] == method
+
+
+def test_the_two_level_bootstrap_redraws_the_runs_of_each_task():
+    runs = as_runs(TASKS)
+    table = pk.g_pass_at_k(runs, [2, 4], [0.5, 1.0], method="two-level", n_resamples=300, rng=0)
+    assert (table["g_pass_at_k_low"] <= table["g_pass_at_k"]).all()
+    assert (table["g_pass_at_k"] <= table["g_pass_at_k_high"]).all()
+    again = pk.g_pass_at_k(runs, [2, 4], [0.5, 1.0], method="two-level", n_resamples=300, rng=0)
+    pd.testing.assert_frame_equal(table, again)
+
+
+def test_k_and_a_positional_by_still_work_for_one_release_with_a_warning():
+    runs = pd.concat([as_runs(TASKS, model="x"), as_runs(TASKS, model="y")], ignore_index=True)
+    expected = pk.g_pass_at_k(runs, [2, 3], 0.5, by="model")
+    with pytest.warns(DeprecationWarning, match="k= is now ks="):
+        renamed = pk.g_pass_at_k(runs, k=[2, 3], tau=0.5, by="model")
+    pd.testing.assert_frame_equal(renamed, expected)
+    with pytest.warns(DeprecationWarning, match=r"write g_pass_at_k\(\.\.\., by='model'\)"):
+        positional = pk.g_pass_at_k(runs, [2, 3], 0.5, "model")
+    pd.testing.assert_frame_equal(positional, expected)
+    with pytest.raises(TypeError, match="needs tau"):
+        pk.g_pass_at_k(runs, 2)
+
+
+def test_without_ks_every_k_up_to_the_most_runs_is_measured():
+    table = pk.g_pass_at_k(as_runs(TASKS), tau=1.0)
+    assert table["k"].tolist() == list(range(1, 8))

@@ -191,6 +191,7 @@ def test_leaderboard_attrs(five_board):
         "by": ["model"],
         "metric": "pass_pow_k",
         "confidence_level": 0.95,
+        "method": "auto",
         "adjust": "holm",
         "errors": "fail",
         "n_resamples": 10_000,
@@ -486,6 +487,7 @@ def test_pairwise_attrs_are_the_pairs_own_and_none_of_a_single_comparison() -> N
         "by",
         "adjust",
         "confidence_level",
+        "method",
         "errors",
         "n_resamples",
         "common_tasks",
@@ -589,12 +591,12 @@ def test_a_lattice_past_any_float_goes_to_monte_carlo_without_overflow():
 
 
 def test_ranks_of_estimates_far_below_any_rounding_keep_their_order():
-    from passk_lab.ranking import _ranks
+    from passk_lab._ranks import rank_intervals
 
     values = np.array([2e-20, 1e-20, 1e-20 * (1 + 1e-15)])  # the last two equal to rounding
     better = np.zeros((3, 3), dtype=bool)
     better[0, 1] = better[0, 2] = True
-    rank, low, high, group = _ranks(values, better)
+    rank, low, high, group = rank_intervals(values, better)
     assert rank.tolist() == [1, 2, 2]
     assert (low <= rank).all()
     assert (rank <= high).all()
@@ -612,3 +614,96 @@ def test_the_boards_tests_are_pairwise_on_common_tasks_at_its_metric(monkeypatch
     pd.testing.assert_frame_equal(tests, pairs)
     assert tests.attrs == pairs.attrs
     pd.testing.assert_frame_equal(board, pk.leaderboard(runs, ks=[1, 3], metric="pass_at_k", rng=4))
+
+
+# --- the intervals' method, and the spellings of the last release ----------------------------
+
+
+def test_the_default_intervals_are_the_auto_method_and_the_curves(five, five_board):
+    board = pk.leaderboard(five, ks=KS, method="auto")
+    pd.testing.assert_frame_equal(board, five_board)
+    for name, rows in five_board.groupby("model"):
+        curve = pk.reliability_curve(five[five["model"] == name], KS)
+        for column in ["pass_pow_k", "pass_pow_k_low", "pass_pow_k_high", "pass_at_k_low"]:
+            assert rows[column].to_numpy() == pytest.approx(curve[column].to_numpy(), rel=1e-12)
+
+
+@pytest.mark.parametrize("method", ["wilson", "jeffreys", "agresti_coull"])
+def test_a_binomial_method_at_k_runs_is_statsmodels_on_the_tasks_that_passed_all(five, method):
+    from statsmodels.stats.proportion import proportion_confint
+
+    board = pk.leaderboard(five, ks=[1, 4], method=method)
+    assert board.attrs["method"] == method
+    at_4 = board[board["k"] == 4]  # every task has 4 runs: the tasks passing all are binomial
+    passed = five.groupby(["model", "task"])["passed"].all().groupby("model").sum()
+    tasks = five["task"].nunique()
+    for _, row in at_4.iterrows():
+        low, high = np.clip(proportion_confint(passed[row["model"]], tasks, method=method), 0, 1)
+        assert (row["pass_pow_k_low"], row["pass_pow_k_high"]) == pytest.approx((low, high))
+    auto = pk.leaderboard(five, ks=[1, 4])
+    for column in ["rank", "rank_low", "rank_high", "tie_group"]:  # ranks are the tests'
+        assert board[column].tolist() == auto[column].tolist()
+    unequal = board[board["k"] == 1]  # four runs a task at k = 1: the effective-n interval
+    assert unequal["pass_pow_k_low"].tolist() == auto.loc[auto["k"] == 1, "pass_pow_k_low"].tolist()
+
+
+def test_a_percentile_board_interval_resamples_the_tasks_from_the_seed(five):
+    from passk_lab._interval_policy import IntervalSpec
+
+    board = pk.leaderboard(five, ks=[2], method="percentile", n_resamples=500, rng=5)
+    # an independent percentile bootstrap of the first agent's pass^2 over its tasks, drawn
+    # after the one seed the tests' generators are made from
+    generator = np.random.default_rng(5)
+    generator.integers(2**63)
+    first = five[five["model"] == "e"]
+    passes = first.groupby("task")["passed"].sum().to_numpy()
+    values = passes * (passes - 1) / 12.0  # C(c, 2) / C(4, 2)
+    tasks = len(values)
+    weights = generator.multinomial(tasks, np.full(tasks, 1.0 / tasks), size=500)
+    low, high = np.quantile(weights @ values / tasks, [0.025, 0.975])
+    row = board[board["model"] == "e"].iloc[0]
+    assert (row["pass_pow_k_low"], row["pass_pow_k_high"]) == pytest.approx((low, high), rel=1e-12)
+    assert board.attrs["method"] == "percentile"
+    assert IntervalSpec.of("percentile", 0.95).bootstrap == "percentile"
+    again = pk.leaderboard(five, ks=[2], method="percentile", n_resamples=500, rng=5)
+    pd.testing.assert_frame_equal(board, again)
+    two_level = pk.leaderboard(five, ks=[2], method="two-level", n_resamples=200, rng=5)
+    assert (two_level["pass_pow_k_low"] <= two_level["pass_pow_k"]).all()
+    assert (two_level["pass_pow_k"] <= two_level["pass_pow_k_high"]).all()
+
+
+def test_a_method_the_board_does_not_know_is_refused(five):
+    with pytest.raises(ValueError, match="method must be one of auto, wilson"):
+        pk.leaderboard(five, method="bootstrap")
+    with pytest.raises(ValueError, match="method must be one of auto, percentile, bca"):
+        pk.pairwise(five, method="wilson")
+
+
+def test_pairwise_bootstrap_differences_are_compares_from_the_pairs_own_seed(five):
+    pairs = pk.pairwise(five, ks=[1, 2], method="bca", n_resamples=300, rng=7)
+    assert pairs.attrs["method"] == "bca"
+    seed = int(np.random.default_rng(7).integers(2**63))
+    names = list(dict.fromkeys(five["model"]))
+    first, second = names.index("e"), names.index("a")
+    compared = pk.compare(
+        five[five["model"] == "e"].drop(columns="model"),
+        five[five["model"] == "a"].drop(columns="model"),
+        [1, 2],
+        method="bca",
+        n_resamples=300,
+        rng=np.random.default_rng([seed, first, second, 2, 0]),
+    )
+    row = pairs[(pairs["a"] == "e") & (pairs["b"] == "a")].reset_index(drop=True)
+    for column in ["difference", "difference_low", "difference_high"]:
+        assert row[column].to_numpy() == pytest.approx(compared[column].to_numpy(), rel=1e-12)
+    auto = pk.pairwise(five, ks=[1, 2], rng=7)
+    assert pairs["p_value"].tolist() == auto["p_value"].tolist()  # the tests draw the same
+
+
+def test_a_positional_by_still_works_for_one_release_with_a_warning(five):
+    with pytest.warns(DeprecationWarning, match=r"write leaderboard\(\.\.\., by='model'\)"):
+        board = pk.leaderboard(five, "model", [1, 2])
+    pd.testing.assert_frame_equal(board, pk.leaderboard(five, [1, 2], by="model"))
+    with pytest.warns(DeprecationWarning, match=r"write pairwise\(\.\.\., by='model'\)"):
+        pairs = pk.pairwise(five, "model", [1])
+    pd.testing.assert_frame_equal(pairs, pk.pairwise(five, [1], by="model"))

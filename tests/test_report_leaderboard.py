@@ -44,12 +44,12 @@ def report(runs, tmp_path_factory):
 def expected(runs):
     """The leaderboard and pairs of the 24 shared tasks at every k the runs have."""
     with pytest.warns(UserWarning, match="dropped 6 task"):
-        board = pk.leaderboard(runs, "model", [1, 2, 3], unmatched="drop", **OPTIONS)
+        board = pk.leaderboard(runs, [1, 2, 3], by="model", unmatched="drop", **OPTIONS)
     with pytest.warns(UserWarning, match="dropped 6 task"):
         pairs = pk.pairwise(
             runs,
-            "model",
             [1, 2, 3],
+            by="model",
             metrics=["pass_pow_k"],
             common_tasks=True,
             unmatched="drop",

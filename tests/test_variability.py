@@ -505,3 +505,39 @@ def test_each_group_gets_the_figures_of_its_runs_alone() -> None:
             alone = function(runs[runs["model"] == model].drop(columns="model"))
             mine = grouped[grouped["model"] == model].drop(columns="model")
             pd.testing.assert_frame_equal(mine.reset_index(drop=True), alone)
+
+
+# --- consistency's interval method, and the spellings of the last release -------------------
+
+
+def test_consistency_with_two_runs_a_task_and_a_binomial_method_is_statsmodels() -> None:
+    from statsmodels.stats.proportion import proportion_confint
+
+    counts = pd.DataFrame({"task": range(30), "n": 2, "c": [0] * 9 + [1] * 12 + [2] * 9})
+    table = pk.consistency(counts, method="wilson")  # two runs: a task agrees (1) or not (0)
+    low, high = proportion_confint(18, 30, method="wilson")
+    row = table.iloc[0]
+    assert row["consistency"] == pytest.approx(18 / 30)
+    assert (row["consistency_low"], row["consistency_high"]) == pytest.approx((low, high))
+    assert table.attrs == {"errors": "fail", "confidence_level": 0.95, "method": "wilson"}
+    default = pk.consistency(counts)
+    pd.testing.assert_frame_equal(pk.consistency(counts, method="auto"), default)
+    assert default.attrs["method"] == "auto"
+
+
+def test_consistency_with_a_bootstrap_resamples_the_tasks() -> None:
+    runs = runs_of(OUTCOMES)
+    table = pk.consistency(runs, by="model", method="bca", n_resamples=500, rng=1)
+    assert (table["consistency_low"] <= table["consistency"]).all()
+    assert (table["consistency"] <= table["consistency_high"]).all()
+    redrawn = pk.consistency(runs, by="model", method="two-level", n_resamples=200, rng=1)
+    assert redrawn["consistency"].tolist() == table["consistency"].tolist()
+
+
+def test_a_positional_by_still_works_for_one_release_with_a_warning() -> None:
+    runs = runs_of(OUTCOMES)
+    for function in (pk.variance_components, pk.noise_floor, pk.consistency):
+        expected = function(runs, by="model")
+        with pytest.warns(DeprecationWarning, match=rf"write {function.__name__}\(\.\.\., by="):
+            positional = function(runs, "model")
+        pd.testing.assert_frame_equal(positional, expected)
