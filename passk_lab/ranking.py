@@ -273,8 +273,8 @@ def leaderboard(
     """
     board, _ = ranks_and_tests(
         runs,
-        by,
         ks,
+        by=by,
         errors=errors,
         confidence_level=confidence_level,
         method=method,
@@ -288,9 +288,9 @@ def leaderboard(
 
 def ranks_and_tests(
     runs: pd.DataFrame | np.ndarray,
-    by: By = "model",
     ks: Iterable[int] | None = None,
     *,
+    by: By = "model",
     errors: ErrorPolicy = "fail",
     confidence_level: float = 0.95,
     method: IntervalMethod = "auto",

@@ -609,7 +609,7 @@ def test_the_boards_tests_are_pairwise_on_common_tasks_at_its_metric(monkeypatch
     agents = simulated({"a": 0.6, "b": 0.0, "c": -0.4}, tasks=25, runs=3, seed=13)
     runs = runs_table(agents)
     monkeypatch.setattr(_permutation, "_LATTICE", 0)  # Monte Carlo: the draws must agree too
-    board, tests = ranks_and_tests(runs, "model", [1, 3], metric="pass_at_k", rng=4)
+    board, tests = ranks_and_tests(runs, [1, 3], by="model", metric="pass_at_k", rng=4)
     pairs = pk.pairwise(runs, ks=[1, 3], metrics=["pass_at_k"], common_tasks=True, rng=4)
     pd.testing.assert_frame_equal(tests, pairs)
     assert tests.attrs == pairs.attrs

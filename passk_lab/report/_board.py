@@ -262,7 +262,7 @@ def board_section(
         warnings.simplefilter("ignore", UnmatchedTasksWarning)
         warnings.simplefilter("ignore", TasksLeftOutWarning)
         board, pairs = ranks_and_tests(
-            counted, by, reached, metric="pass_pow_k", unmatched="drop", **options
+            counted, reached, by=by, metric="pass_pow_k", unmatched="drop", **options
         )
     dropped = [str(task) for task in board.attrs["dropped_tasks"]]
     notes = []
