@@ -15,7 +15,7 @@ import pandas as pd
 
 from passk_lab._betabinom import fit_cells
 from passk_lab._checks import check_size, k_values
-from passk_lab._data.cells import Cells, products
+from passk_lab._data.cells import Cells, pass_pow_k_values, products
 from passk_lab._data.costs import COST_PREFIX
 from passk_lab._data.rules import By, ErrorPolicy
 from passk_lab._data.tally import Tally, as_tally
@@ -112,17 +112,20 @@ def curve_values(
     """
     n, c = cells.n, cells.c
 
-    def values(good: Ints, ks: Ints) -> Floats:
+    def counted_only(values: Floats, ks: Ints) -> Floats:
         if common is None:
-            return products(n, good, ks)
+            return values
         limit = common[cells.group]
         kept = (n >= limit)[:, None] & (ks[None, :] <= limit[:, None])
-        return np.where(kept, products(n, good, ks), np.nan)
+        return np.where(kept, values, np.nan)
 
-    pow_k, counted = means(cells, values(c, ks))
-    at_k = 1.0 - means(cells, values(n - c, ks))[0]
+    pow_k, counted = means(cells, counted_only(pass_pow_k_values(n, c, ks), ks))
+    # pass@k is one minus the mean of C(n - c, k) / C(n, k), not the mean of
+    # pass_at_k_values: the two differ in the last bit, and the curve's pass@k is pinned
+    at_k = 1.0 - means(cells, counted_only(products(n, n - c, ks), ks))[0]
     at_k[:, ks == 1] = pow_k[:, ks == 1]
-    at_1 = means(cells, values(c, np.ones(1, dtype=np.int64)))[0][:, 0]
+    one = np.ones(1, dtype=np.int64)
+    at_1 = means(cells, counted_only(pass_pow_k_values(n, c, one), one))[0][:, 0]
     warn_empty(cells, counted, ks, asked)
     return pow_k, at_k, at_1, counted
 

@@ -192,7 +192,7 @@ def variance_components(
     table["between_task_variance"] = components
     table["within_task_variance"] = msw
     table["icc"] = icc
-    flips = task_consistency(summary.to_frame()[[*cells.by, "task", "n", "c"]], cells.by)
+    flips = task_consistency(summary.to_frame()[[*cells.by, "task", "n", "c"]], by=cells.by)
     table["flip_share"] = flips["share_mixed"].to_numpy(dtype=np.float64)
     spread = _run_spread(runs, cells, errors)
     for name in ("min", "max", "sd"):
@@ -225,7 +225,7 @@ def _run_spread(runs: object, cells: Cells, errors: ErrorPolicy) -> pd.DataFrame
                 frame = frame[~flagged]
     if frame.empty:  # every run was left out
         return empty
-    rates = per_run(frame, cells.by)
+    rates = per_run(frame, by=cells.by)
     if cells.by:
         grouped = rates.groupby(list(cells.by), sort=False)["pass_at_1"]
         spread = grouped.agg(["min", "max", "std"]).rename(columns={"std": "sd"}).reset_index()

@@ -2,15 +2,17 @@
 
 :func:`as_tally` is the one entry point. It takes a runs table, an outcome
 matrix (a DataFrame indexed by task, or a 2-D bool array), a tally table
-``[*by, task, n, c]`` or a Dask DataFrame of runs, tells which it is by one
-rule (:func:`~passk_lab._data.rules.table_kind`), checks it by the rules of
-:mod:`passk_lab._data.rules`, and returns a :class:`Tally`.
+``[*by, task, n, c]``, a Dask DataFrame of runs, or a :class:`Tally` already
+made; tells which it is by one rule (:func:`~passk_lab._data.rules.table_kind`),
+checks it by the rules of :mod:`passk_lab._data.rules`, and returns a
+:class:`Tally`. A :class:`Tally` given is checked already: it comes back as it
+is, or under another error policy (see :func:`as_tally`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -40,14 +42,30 @@ from passk_lab._data.units import BLOCK, Units, check_unique_runs, find_units
 from passk_lab._errors import with_keywords
 from passk_lab._typing import Bools, Ints
 
-__all__ = ["Checked", "Tally", "as_tally", "check_runs", "tally_checked"]
+__all__ = ["Checked", "Tally", "TallyInput", "as_tally", "check_runs", "tally_checked"]
 
 
 @dataclass(frozen=True, eq=False)
 class Tally:
     """Per (group..., task): runs `n`, passes `c`, and errored runs, as arrays.
 
-    The sufficient statistic every estimator uses; build it with :func:`tally`.
+    The sufficient statistic every estimator uses; build it with
+    :func:`as_tally`, and give it to any statistic in place of the runs it
+    was counted from (with the same `by`): it is not checked again.
+    `n` counts the runs under the error policy `errors`; `n_errors` counts
+    the errored or timed-out runs whichever the policy, so that
+    :meth:`under` gives the tally under the other policy exactly, or is None
+    when no run recorded an error (both policies then count alike).
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"task": ["a", "a", "b"], "run": [0, 1, 0],
+    ...                      "passed": [True, False, True], "error": [None, "429", None]})
+    >>> summary = as_tally(runs)
+    >>> summary.n.tolist(), summary.c.tolist(), summary.n_errors.tolist(), summary.errors
+    ([2, 1], [1, 1], [1, 0], 'fail')
+    >>> summary.under("exclude").n.tolist()
+    [1, 1]
     """
 
     labels: pd.DataFrame  # one row per task: the group columns, then task
@@ -270,15 +288,70 @@ def _row_passes(matrix: Bools) -> Ints:
     return counts
 
 
+DaskFrame: TypeAlias = Any
+"""A ``dask.dataframe.DataFrame`` (Dask is an optional dependency, so it is not named here)."""
+
+TallyInput: TypeAlias = pd.DataFrame | np.ndarray | Tally | DaskFrame
+"""Whatever :func:`as_tally` takes, and so every statistic: runs, a matrix, a tally, Dask."""
+
+
 def as_tally(
-    data: object, by: By = None, *, errors: ErrorPolicy = "fail", threshold: float = 1.0
+    data: TallyInput, by: By = None, *, errors: ErrorPolicy = "fail", threshold: float = 1.0
 ) -> Tally:
-    """Reduce runs, an outcome matrix or a tally (pandas or Dask) to a :class:`Tally`.
+    """Reduce runs, an outcome matrix or a tally (pandas, Dask or a :class:`Tally`) to a Tally.
 
     Which of them a DataFrame is follows :func:`~passk_lab._data.rules.table_kind`.
+
+    Parameters
+    ----------
+    data : DataFrame, numpy.ndarray, Tally or dask.dataframe.DataFrame
+        A runs table, an outcome matrix (a DataFrame indexed by task, or a 2-D
+        bool array), a tally table ``[*by, task, n, c]`` (``n_errors``
+        optional), a Dask DataFrame of any of them, or a :class:`Tally`.
+    by : str or list of str, optional
+        Grouping columns. A :class:`Tally` keeps the groups it was counted
+        with: `by` must name them (None for a tally without groups).
+    errors : {"fail", "exclude"}
+        The error policy the result counts under: an errored or timed-out run
+        is a failed run, or is left out of `n`. A runs table is counted under
+        it. A tally table cannot say how its `n` was counted, so `errors` says
+        it (its ``n_errors``, if any, then says how many runs errored). A
+        :class:`Tally` stands for the runs it was counted from: under its own
+        policy it comes back as it is (the same object, not checked again),
+        under the other one as :meth:`Tally.under` gives it, exactly, from the
+        errored runs it counts -- so a statistic of ``as_tally(runs, by=b)``
+        equals that of `runs` under every `errors`.
+    threshold : float
+        The reward a run needs to pass, for a runs table with ``reward`` and
+        no ``passed``; any other input is judged already.
+
+    Returns
+    -------
+    Tally
+
+    Raises
+    ------
+    ValueError
+        If the table is none of the kinds, breaks a rule of
+        :mod:`passk_lab._data.rules` (the message names the column and the
+        fix), or is a :class:`Tally` whose groups are not `by`.
+    TypeError
+        If `data` is none of the kinds above.
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"task": [0, 0, 1, 1], "run": [0, 1, 0, 1],
+    ...                      "passed": [True, False, True, True]})
+    >>> summary = as_tally(runs)
+    >>> summary.n.tolist(), summary.c.tolist()
+    ([2, 2], [1, 2])
+    >>> as_tally(summary) is summary
+    True
     """
     rule = policy(errors)
     groups = by_columns(by)
+    if isinstance(data, Tally):
+        return _given(data, groups, rule)
     if is_dask_frame(data):
         summary = _tally_dask(data, groups, rule, threshold)
     elif isinstance(data, np.ndarray):
@@ -294,6 +367,22 @@ def as_tally(
             summary = _tally_runs(frame, groups, rule, threshold)
     refuse_mixed_ids(summary.labels)  # over the distinct ids only: one row per task
     return summary
+
+
+def _given(summary: Tally, by: tuple[str, ...], errors: ErrorPolicy) -> Tally:
+    """Return a Tally given to a statistic under `errors`, refusing groups other than its own."""
+    if by != summary.by:
+        has = f"is grouped by {list(summary.by)}" if summary.by else "has no groups"
+        asked = f"by={list(by)}" if by else "no groups"
+        fix = f"by={list(summary.by)!r}" if summary.by else "no by"
+        raise with_keywords(
+            ValueError(
+                f"this tally {has}, and the call asks for {asked}: a tally keeps the groups it "
+                f"was counted with; give {fix}, or tally the runs again with the groups wanted"
+            ),
+            "by",
+        )
+    return summary if errors == summary.errors else summary.under(errors)
 
 
 def _tally_dask(data: Any, by: tuple[str, ...], errors: ErrorPolicy, threshold: float) -> Tally:
