@@ -52,13 +52,11 @@ from passk_lab._data.rules import (
     as_frame,
     by_columns,
     check_matrix_labels,
-    passed_from_reward,
     refuse_nested,
     require_runs_columns,
-    run_index,
-    verdicts,
 )
 from passk_lab._data.tally import TallyInput, as_tally
+from passk_lab._data.verdicts import passed_from_reward, run_index, verdicts
 from passk_lab._typing import Bools, Ints
 from passk_lab._warnings import by_keyword
 

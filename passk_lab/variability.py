@@ -41,15 +41,9 @@ import pandas as pd
 from passk_lab._checks import check_size, confidence, positive_int
 from passk_lab._curve import means
 from passk_lab._data.cells import Cells, products
-from passk_lab._data.rules import (
-    By,
-    ErrorPolicy,
-    as_frame,
-    errored_runs,
-    is_dask_frame,
-    table_kind,
-)
+from passk_lab._data.rules import By, ErrorPolicy, as_frame, is_dask_frame, table_kind
 from passk_lab._data.tally import as_tally
+from passk_lab._data.verdicts import errored_runs
 from passk_lab._interval import z_value
 from passk_lab._mean_intervals import TaskMoments, effective_n_interval
 from passk_lab._typing import Bools, Floats, Ints

@@ -3,8 +3,8 @@
 A runs log larger than one machine's memory can stay a
 :class:`dask.dataframe.DataFrame`: :func:`passk_lab.tally`, and so every
 estimator, takes one. Each partition is checked by the rules a pandas table
-is checked by (:mod:`passk_lab._data.rules`, the only module this one
-imports), a group-by counts runs and passes per (group..., task) where the
+is checked by (:mod:`passk_lab._data.rules` and :mod:`passk_lab._data.verdicts`,
+the only modules this one imports), a group-by counts runs and passes per (group..., task) where the
 data lives, and only those counts -- one row per task -- come back, for
 :mod:`passk_lab._data.tally` to make a tally of. From there the estimators
 work on the (n, c) cells as they always do, so the figures equal those of the
@@ -21,15 +21,8 @@ from typing import Any, NamedTuple, NoReturn
 import numpy as np
 import pandas as pd
 
-from passk_lab._data.rules import (
-    errored_runs,
-    missing_key,
-    repeated_run,
-    require_runs_columns,
-    run_index,
-    verdicts,
-    warn_passed_and_errored,
-)
+from passk_lab._data.rules import missing_key, repeated_run, require_runs_columns
+from passk_lab._data.verdicts import errored_runs, run_index, verdicts, warn_passed_and_errored
 from passk_lab._typing import Ints
 
 __all__ = ["Counts", "count_runs"]

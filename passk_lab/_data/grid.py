@@ -14,8 +14,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from passk_lab._data.rules import run_flags
 from passk_lab._data.tally import Tally, check_runs, tally_checked
+from passk_lab._data.verdicts import run_flags
 from passk_lab._typing import Ints
 
 __all__ = ["RUN_STATES", "Grid", "grid_frame", "run_grid"]

@@ -4,7 +4,8 @@
 matrix (a DataFrame indexed by task, or a 2-D bool array), a tally table
 ``[*by, task, n, c]``, a Dask DataFrame of runs, or a :class:`Tally` already
 made; tells which it is by one rule (:func:`~passk_lab._data.rules.table_kind`),
-checks it by the rules of :mod:`passk_lab._data.rules`, and returns a
+checks it by the rules of :mod:`passk_lab._data.rules` and
+:mod:`passk_lab._data.verdicts`, and returns a
 :class:`Tally`. A :class:`Tally` given is checked already: it comes back as it
 is, or under another error policy (see :func:`as_tally`).
 """
@@ -22,23 +23,25 @@ from passk_lab._data.rules import (
     By,
     ErrorPolicy,
     as_frame,
-    bool_bytes,
     by_columns,
     check_matrix_labels,
     display,
-    errored_runs,
     is_dask_frame,
     policy,
     refuse_mixed_ids,
     refuse_nested,
     require_columns,
     require_runs_columns,
-    run_numbers,
     table_kind,
+)
+from passk_lab._data.units import BLOCK, Units, check_unique_runs, find_units
+from passk_lab._data.verdicts import (
+    bool_bytes,
+    errored_runs,
+    run_numbers,
     verdicts,
     warn_passed_and_errored,
 )
-from passk_lab._data.units import BLOCK, Units, check_unique_runs, find_units
 from passk_lab._errors import with_keywords
 from passk_lab._typing import Bools, Ints
 
@@ -333,8 +336,9 @@ def as_tally(
     ------
     ValueError
         If the table is none of the kinds, breaks a rule of
-        :mod:`passk_lab._data.rules` (the message names the column and the
-        fix), or is a :class:`Tally` whose groups are not `by`.
+        :mod:`passk_lab._data.rules` or :mod:`passk_lab._data.verdicts` (the
+        message names the column and the fix), or is a :class:`Tally` whose
+        groups are not `by`.
     TypeError
         If `data` is none of the kinds above.
 

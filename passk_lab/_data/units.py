@@ -20,7 +20,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from passk_lab._data.rules import bool_bytes, missing_key, repeated_run
+from passk_lab._data.rules import missing_key, repeated_run
+from passk_lab._data.verdicts import bool_bytes
 from passk_lab._typing import Bools, Ints
 
 __all__ = ["BLOCK", "Units", "check_unique_runs", "find_units"]
