@@ -46,12 +46,12 @@ import numpy as np
 import pandas as pd
 
 from passk_lab._data.grid import RUN_STATES, grid_frame, run_grid
+from passk_lab._data.matrix import check_matrix_labels
 from passk_lab._data.rules import (
     By,
     ErrorPolicy,
     as_frame,
     by_columns,
-    check_matrix_labels,
     refuse_nested,
     require_runs_columns,
 )

@@ -4,18 +4,15 @@
   ``run``, ...); ``errors`` is ``"fail"`` or ``"exclude"``;
 * which table a DataFrame is follows one rule (:func:`table_kind`): one with
   any of ``run``, ``passed`` or ``reward`` is a runs table, one with ``n`` and
-  ``c`` and none of those a tally, one indexed by task an outcome matrix,
-  whose task and run labels are unique;
+  ``c`` and none of those a tally, one indexed by task an outcome matrix
+  (:mod:`passk_lab._data.matrix` says what it must hold);
 * a runs table has ``task``, ``run`` and ``passed`` or ``reward``;
 * ids (``task``, the groups) are plain values, of one kind: a list or dict is
-  refused, as are text and numbers together;
-* ``(group..., task, run)`` is unique: a repeated run is refused, never counted
-  twice.
+  refused, as are text and numbers together.
 
-What each row means -- the pass rule, the error rule, what ``run`` and
-``passed`` may hold -- is :mod:`passk_lab._data.verdicts`. Every reader of
-runs -- the pandas tally, the Dask tally, the outcome matrix and the heatmap's
-states -- applies these functions, and no other code re-states them.
+What each row means is :mod:`passk_lab._data.verdicts`; that ``(group...,
+task, run)`` is unique, :mod:`passk_lab._data.units`. Every reader of runs
+applies these functions, and no other code re-states them.
 """
 
 from __future__ import annotations
@@ -35,14 +32,11 @@ __all__ = [
     "TableKind",
     "as_frame",
     "by_columns",
-    "check_matrix_labels",
     "display",
     "is_dask_frame",
-    "missing_key",
     "policy",
     "refuse_mixed_ids",
     "refuse_nested",
-    "repeated_run",
     "require_columns",
     "require_runs_columns",
     "table_kind",
@@ -61,7 +55,27 @@ _RUNS_MARKS = ("run", "passed", "reward")  # a table with any of these is a runs
 
 
 def policy(errors: object) -> ErrorPolicy:
-    """Return `errors` as an error policy, or refuse it naming both policies."""
+    """Return `errors` as an error policy, or refuse it naming both policies.
+
+    Parameters
+    ----------
+    errors : object
+        What the caller gave.
+
+    Returns
+    -------
+    {"fail", "exclude"}
+
+    Raises
+    ------
+    ValueError
+        If `errors` is neither.
+
+    Examples
+    --------
+    >>> policy("exclude")
+    'exclude'
+    """
     if errors == "fail":
         return "fail"
     if errors == "exclude":
@@ -73,7 +87,30 @@ def policy(errors: object) -> ErrorPolicy:
 
 
 def by_columns(by: By) -> tuple[str, ...]:
-    """Return the grouping columns `by` names, refusing the runs table's own columns."""
+    """Return the grouping columns `by` names, refusing the runs table's own columns.
+
+    Parameters
+    ----------
+    by : str, sequence of str or None
+        One column, several, or None for no groups.
+
+    Returns
+    -------
+    tuple of str
+
+    Raises
+    ------
+    TypeError
+        If a name is not a string.
+    ValueError
+        If `by` names a column of every runs table (``task``, ``run``, ...) or
+        a column twice.
+
+    Examples
+    --------
+    >>> by_columns("model"), by_columns(["model", "domain"]), by_columns(None)
+    (('model',), ('model', 'domain'), ())
+    """
     if by is None:
         return ()
     names = (by,) if isinstance(by, str) else tuple(by)
@@ -97,13 +134,46 @@ def by_columns(by: By) -> tuple[str, ...]:
 
 
 def is_dask_frame(data: object) -> bool:
-    """Whether `data` is a Dask DataFrame (told without importing Dask)."""
+    """Return whether `data` is a Dask DataFrame, told without importing Dask.
+
+    Examples
+    --------
+    >>> is_dask_frame(pd.DataFrame())
+    False
+    """
     kind = type(data)
     return kind.__module__.startswith("dask.") and kind.__name__ == "DataFrame"
 
 
 def as_frame(runs: object, what: str = "runs") -> pd.DataFrame:
-    """Return `runs` if it is a non-empty pandas DataFrame; a clear error otherwise."""
+    """Return `runs` if it is a non-empty pandas DataFrame; a clear error otherwise.
+
+    Parameters
+    ----------
+    runs : object
+        What the caller gave.
+    what : str
+        What the messages call it.
+
+    Returns
+    -------
+    DataFrame
+        `runs` itself.
+
+    Raises
+    ------
+    TypeError
+        If `runs` is a Dask DataFrame (saying what takes one) or no DataFrame.
+    ValueError
+        If it is empty.
+
+    Examples
+    --------
+    >>> as_frame(pd.DataFrame())
+    Traceback (most recent call last):
+    ...
+    ValueError: runs is empty: there are no runs to count
+    """
     if is_dask_frame(runs):
         raise TypeError(
             f"{what} is a Dask DataFrame, and this needs every run in memory: pass "
@@ -129,6 +199,23 @@ def table_kind(columns: Iterable[Hashable], index_names: Sequence[Hashable]) -> 
     column whose last index level is named ``task`` is an **outcome matrix**.
     Anything else is refused, naming what it has and what each kind needs, as
     is a runs table whose task is an index level.
+
+    Parameters
+    ----------
+    columns : iterable of hashable
+        The table's columns.
+    index_names : sequence of hashable
+        The names of its index levels.
+
+    Returns
+    -------
+    {"runs", "tally", "matrix"}
+
+    Raises
+    ------
+    ValueError
+        If the table is none of them, or a runs table with its task in the
+        index, or has a tally's n and c beside a runs table's column but no run.
 
     Examples
     --------
@@ -168,53 +255,6 @@ def table_kind(columns: Iterable[Hashable], index_names: Sequence[Hashable]) -> 
     )
 
 
-def check_matrix_labels(matrix: pd.DataFrame) -> None:
-    """Refuse an outcome matrix with a task (row) or run (column) label twice.
-
-    A task twice -- two matrices put together with ``pd.concat`` -- would count
-    as two tasks, and a run twice would count its cells twice.
-
-    Examples
-    --------
-    >>> matrix = pd.DataFrame({0: [True], 1: [False]}, index=pd.Index(["a"], name="task"))
-    >>> check_matrix_labels(matrix)
-    >>> check_matrix_labels(pd.concat([matrix, matrix]))
-    Traceback (most recent call last):
-    ...
-    ValueError: outcome matrix has task='a' more than once (row 1); one row per task. ...
-    """
-    if not matrix.index.is_unique:
-        row = int(np.argmax(matrix.index.duplicated()))
-        label = matrix.index[row]
-        values = label if isinstance(matrix.index, pd.MultiIndex) else (label,)
-        where = ", ".join(
-            f"{name}={display(value)!r}"
-            for name, value in zip(matrix.index.names, values, strict=True)
-        )
-        raise with_keywords(
-            ValueError(
-                f"outcome matrix has {where} more than once (row {row}); one row per task. If the "
-                f"rows are two evaluations put together, add an index level telling them apart "
-                f"(pd.concat({{'first': m1, 'second': m2}}, names=['evaluation'])) and pass it in "
-                f"by=; if they are copies, drop them: matrix[~matrix.index.duplicated()]"
-            ),
-            "by",
-        )
-    if not matrix.columns.is_unique:
-        column = int(np.argmax(matrix.columns.duplicated()))
-        raise with_keywords(
-            ValueError(
-                f"outcome matrix has run {display(matrix.columns[column])!r} in more than one "
-                f"column (column {column}); one column per run. If the columns are runs of two "
-                "evaluations, stack the matrices instead, with an index level telling them apart "
-                "(pd.concat({'first': m1, 'second': m2}, names=['evaluation'])), and pass it in "
-                "by=; renumber the columns only if they are more runs of one evaluation; drop "
-                "copies: matrix.loc[:, ~matrix.columns.duplicated()]"
-            ),
-            "by",
-        )
-
-
 def refuse_nested(
     frame: pd.DataFrame,
     names: Sequence[str],
@@ -225,8 +265,24 @@ def refuse_nested(
 
     A runs table calls this only once hashing its ids has failed, so that a
     table of plain ids pays nothing for it; only columns of Python objects
-    are looked at. `where(row)` names the place of a row in the message (a
-    reader's file and line); by default ``at row N``, N counted from 0.
+    are looked at.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table.
+    names : sequence of str
+        Its id columns.
+    what : str
+        What the message calls the table, in its fix.
+    where : callable, optional
+        ``where(row)`` names the place of a row in the message (a reader's
+        file and line); by default ``at row N``, N counted from 0.
+
+    Raises
+    ------
+    ValueError
+        Naming the column, the row, the value and how to convert the column.
 
     Examples
     --------
@@ -264,6 +320,16 @@ def refuse_mixed_ids(labels: pd.DataFrame) -> None:
     so the check costs one pass over the tasks, not the runs; only columns of
     Python objects can mix kinds.
 
+    Parameters
+    ----------
+    labels : DataFrame
+        The id columns, one row per task.
+
+    Raises
+    ------
+    ValueError
+        Naming the column, a value of each kind and how to write them one way.
+
     Examples
     --------
     >>> refuse_mixed_ids(pd.DataFrame({"task": ["1", "2"]}))
@@ -293,7 +359,31 @@ def refuse_mixed_ids(labels: pd.DataFrame) -> None:
 
 
 def require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str, fix: str) -> None:
-    """Refuse `frame` if it lacks any of `columns`, naming them, what it has, and `fix`."""
+    """Refuse `frame` if it lacks any of `columns`, naming them, what it has, and `fix`.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table.
+    columns : sequence of str
+        The columns it needs.
+    what : str
+        What the message calls the table.
+    fix : str
+        How to give the columns, to end the message.
+
+    Raises
+    ------
+    ValueError
+        If a column is missing.
+
+    Examples
+    --------
+    >>> require_columns(pd.DataFrame({"task": [0]}), ["task", "n"], "tally", "add n")
+    Traceback (most recent call last):
+    ...
+    ValueError: tally has no column 'n' (it has ['task']); add n
+    """
     missing = [name for name in columns if name not in frame.columns]
     if missing:
         raise ValueError(
@@ -303,40 +393,35 @@ def require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str, fix:
 
 
 def display(value: object) -> object:
-    """Return a numpy scalar as the Python value it holds, for messages (``0``, not ``int64``)."""
+    """Return a numpy scalar as the Python value it holds, for messages (``0``, not ``int64``).
+
+    Examples
+    --------
+    >>> display(np.int64(3)), display("a")
+    (3, 'a')
+    """
     return value.item() if isinstance(value, np.generic) else value
 
 
-# --- messages -------------------------------------------------------------------------
-
-
-def missing_key(name: str, rows: int) -> ValueError:
-    """Return the error for a task (or group) column missing in `rows` rows."""
-    return ValueError(
-        f"{name} is missing in {rows} row(s); every run needs a {name}: fill or drop those rows "
-        f"deliberately"
-    )
-
-
-def repeated_run(keys: Sequence[str], values: Sequence[object], run: int, times: int) -> ValueError:
-    """Return the error for a run that appears `times` times in one task (and group)."""
-    where = ", ".join(
-        f"{name}={display(value)!r}" for name, value in zip(keys, values, strict=True)
-    )
-    groups = list(keys[:-1])
-    apart = [*groups, "evaluation"]
-    return ValueError(
-        f"run {run} of {where} appears {times} times; each ({', '.join(keys)}, run) must be "
-        f"unique. If two evaluations were put together (pd.concat of two logs that share run "
-        f"numbers), add a column telling them apart, runs['evaluation'] = ..., and pass it in "
-        f"by={apart!r}; if the rows are copies, drop them: runs.drop_duplicates(). Renumber "
-        f"only rows that are truly distinct runs of one evaluation: runs['run'] = "
-        f"runs.groupby({list(keys)!r}).cumcount()"
-    )
-
-
 def require_runs_columns(runs: pd.DataFrame, by: tuple[str, ...]) -> None:
-    """Refuse a runs table without task, run, the `by` columns, and passed or reward."""
+    """Refuse a runs table without task, run, the `by` columns, and passed or reward.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        The runs table.
+    by : tuple of str
+        Its grouping columns.
+
+    Raises
+    ------
+    ValueError
+        Naming the missing columns and what it has.
+
+    Examples
+    --------
+    >>> require_runs_columns(pd.DataFrame({"task": [0], "run": [0], "passed": [True]}), ())
+    """
     require_columns(
         runs,
         ["task", "run", *by],

@@ -19,12 +19,12 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from passk_lab._data.matrix import count_matrix
 from passk_lab._data.rules import (
     By,
     ErrorPolicy,
     as_frame,
     by_columns,
-    check_matrix_labels,
     display,
     is_dask_frame,
     policy,
@@ -36,7 +36,6 @@ from passk_lab._data.rules import (
 )
 from passk_lab._data.units import BLOCK, Units, check_unique_runs, find_units
 from passk_lab._data.verdicts import (
-    bool_bytes,
     errored_runs,
     run_numbers,
     verdicts,
@@ -79,7 +78,22 @@ class Tally:
     errors: ErrorPolicy
 
     def groups(self) -> tuple[npt.NDArray[np.intp], pd.DataFrame]:
-        """Return the group of every task and the groups' labels, in order of first appearance."""
+        """Return the group of every task and the groups' labels, in order of first appearance.
+
+        Returns
+        -------
+        codes : numpy.ndarray of intp
+            The group of every task (all 0 without groups).
+        labels : DataFrame
+            One row per group, the `by` columns (one row, no columns, without groups).
+
+        Examples
+        --------
+        >>> counts = pd.DataFrame({"model": ["y", "x", "y"], "task": [0, 0, 1], "n": 2, "c": 1})
+        >>> codes, labels = as_tally(counts, "model").groups()
+        >>> codes.tolist(), labels["model"].tolist()
+        ([0, 1, 0], ['y', 'x'])
+        """
         if not self.by:
             return np.zeros(len(self.n), dtype=np.intp), pd.DataFrame(index=range(1))
         labels = self.labels[list(self.by)]
@@ -88,23 +102,58 @@ class Tally:
         return codes, labels.iloc[first].reset_index(drop=True)
 
     def without_errors(self) -> Tally:
-        """Return the tally under ``errors="exclude"``: errored runs left out of `n`."""
+        """Return the tally under ``errors="exclude"``: errored runs left out of `n`.
+
+        Returns
+        -------
+        Tally
+            `n` less `n_errors` if the tally was under ``"fail"``; the same counts otherwise.
+        """
         if self.errors == "exclude" or self.n_errors is None:
             return replace(self, errors="exclude")
         return replace(self, n=self.n - self.n_errors, errors="exclude")
 
     def with_errors(self) -> Tally:
-        """Return the tally under ``errors="fail"``: errored runs counted as failed runs."""
+        """Return the tally under ``errors="fail"``: errored runs counted as failed runs.
+
+        Returns
+        -------
+        Tally
+            `n` plus `n_errors` if the tally was under ``"exclude"``; the same counts otherwise.
+        """
         if self.errors == "fail" or self.n_errors is None:
             return replace(self, errors="fail")
         return replace(self, n=self.n + self.n_errors, errors="fail")
 
     def under(self, errors: ErrorPolicy) -> Tally:
-        """Return the tally under the error policy `errors`."""
+        """Return the tally under the error policy `errors`.
+
+        Parameters
+        ----------
+        errors : {"fail", "exclude"}
+
+        Returns
+        -------
+        Tally
+            :meth:`without_errors` or :meth:`with_errors`.
+        """
         return self.without_errors() if errors == "exclude" else self.with_errors()
 
     def to_frame(self) -> pd.DataFrame:
-        """Return the tally as a DataFrame: ``[*by, task, n, c]`` (``n_errors`` if recorded)."""
+        """Return the tally as a DataFrame: ``[*by, task, n, c]`` (``n_errors`` if recorded).
+
+        Returns
+        -------
+        DataFrame
+            One row per task, as :func:`passk_lab.tally` returns it.
+
+        Examples
+        --------
+        >>> runs = pd.DataFrame({"task": [0, 0], "run": [0, 1], "passed": [True, False]})
+        >>> as_tally(runs).to_frame()
+           task  n  c
+        0     0  2  1
+        """
         frame = self.labels.reset_index(drop=True).assign(n=self.n, c=self.c)
         if self.n_errors is not None:
             frame["n_errors"] = self.n_errors
@@ -113,7 +162,15 @@ class Tally:
 
 @dataclass(frozen=True, eq=False)
 class Checked:
-    """A runs table's columns, validated: one verdict and one run index per row."""
+    """A runs table's columns, validated: one verdict and one run index per row.
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"task": [0, 0], "run": [0, 1], "passed": [True, False]})
+    >>> checked = check_runs(runs, (), 1.0)
+    >>> checked.passed.tolist(), checked.errored, checked.units.size
+    ([True, False], None, 1)
+    """
 
     passed: Bools  # errored and timed-out runs already count as failed
     run: npt.NDArray[np.integer[Any]]  # in the run column's own integer type
@@ -123,7 +180,28 @@ class Checked:
 
 
 def check_runs(runs: pd.DataFrame, by: tuple[str, ...], threshold: float) -> Checked:
-    """Check a runs table by every rule and return its verdicts, run indices and units."""
+    """Check a runs table by every rule and return its verdicts, run indices and units.
+
+    A run marked passed that errored becomes a failed run, with a warning.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        The runs table.
+    by : tuple of str
+        Its grouping columns.
+    threshold : float
+        The reward a run needs to pass, when there is no ``passed``.
+
+    Returns
+    -------
+    Checked
+
+    Raises
+    ------
+    ValueError
+        If the table breaks a rule (the message names the column and the fix).
+    """
     require_runs_columns(runs, by)
     passed = verdicts(runs, threshold)
     run = run_numbers(runs)
@@ -156,7 +234,31 @@ def _tally_runs(
 def tally_checked(
     runs: pd.DataFrame, by: tuple[str, ...], errors: ErrorPolicy, checked: Checked
 ) -> Tally:
-    """Count the checked runs of each unit into a tally under the error policy `errors`."""
+    """Count the checked runs of each unit into a tally under the error policy `errors`.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        The runs table `checked` was made of.
+    by : tuple of str
+        Its grouping columns.
+    errors : {"fail", "exclude"}
+        The policy of the tally.
+    checked : Checked
+        From :func:`check_runs`.
+
+    Returns
+    -------
+    Tally
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"task": [0, 0], "run": [0, 1], "passed": [True, False],
+    ...                      "timed_out": [False, True]})
+    >>> summary = tally_checked(runs, (), "exclude", check_runs(runs, (), 1.0))
+    >>> summary.n.tolist(), summary.c.tolist(), summary.n_errors.tolist()
+    ([1], [1], [1])
+    """
     units = checked.units
     n_errors = None if checked.errored is None else units.count(checked.errored)
     summary = Tally(
@@ -208,87 +310,8 @@ def _tally_frame(frame: pd.DataFrame, by: tuple[str, ...], errors: ErrorPolicy) 
 def _tally_matrix(
     matrix: pd.DataFrame | np.ndarray, by: tuple[str, ...], errors: ErrorPolicy
 ) -> Tally:
-    if isinstance(matrix, np.ndarray):
-        if by:
-            raise ValueError("by needs labelled groups: give the outcome matrix as a DataFrame")
-        if matrix.ndim != 2 or matrix.dtype != np.bool_:
-            raise ValueError(
-                f"an outcome matrix array must be 2-D bool (tasks x runs), got "
-                f"{matrix.ndim}-D {matrix.dtype}"
-            )
-        c = _row_passes(matrix)
-        n = np.full(len(matrix), matrix.shape[1], dtype=np.int64)
-        labels = pd.DataFrame({"task": np.arange(len(matrix), dtype=np.int64)}, copy=False)
-        return Tally(labels=labels, n=n, c=c, n_errors=None, by=(), errors=errors)
-    names = list(matrix.index.names)
-    if not names or names[-1] != "task":
-        raise ValueError("an outcome matrix's index must end with a level named task")
-    missing = [name for name in by if name not in names]
-    if missing:
-        raise ValueError(f"by names {missing}, which are not index levels of the outcome matrix")
-    check_matrix_labels(matrix)
-    n = np.zeros(len(matrix), dtype=np.int64)
-    c = np.zeros(len(matrix), dtype=np.int64)
-    for name, column in matrix.items():
-        if not pd.api.types.is_bool_dtype(column.dtype):
-            raise ValueError(
-                f"outcome matrix column {name!r} has dtype {column.dtype}; the cells must be "
-                f"boolean (nullable boolean for missing runs)"
-            )
-        values = column.array
-        if isinstance(values, pd.arrays.BooleanArray):
-            present = ~values.isna()
-            n += present
-            c += values.to_numpy(dtype=np.bool_, na_value=False)
-        else:
-            n += 1
-            c += column.to_numpy(dtype=np.bool_)
-    labels = matrix.index.to_frame(index=False)[[*by, "task"]]
-    return Tally(labels=labels, n=n, c=c, n_errors=None, by=by, errors=errors)
-
-
-_BLOCK_BYTES = 1 << 18  # rows of the matrix summed at once: they stay in the cache
-_BYTE_ONES = np.uint64(0x0101010101010101)
-_WORDS = 31  # words of a row summed before their bytes are gathered: 8 * 31 < 256
-
-
-def _row_passes(matrix: Bools) -> Ints:
-    """Count each row's True cells of a 2-D bool array, eight cells to a machine word.
-
-    A bool is one byte, 0 or 1 (:func:`bool_bytes`). Up to 31 of a row's 8-byte words hold at most
-    248 passes, so their sum has no carry between bytes and neither has the
-    sum of its eight bytes, which multiplying by ``0x0101010101010101``
-    gathers into the top byte: the count, at about three operations a word, a
-    few times faster than ``matrix.sum(axis=1)``. Rows are
-    taken a cache-sized block at a time; a matrix whose rows are not
-    contiguous is summed by numpy.
-    """
-    rows, width = matrix.shape
-    cells = bool_bytes(matrix)
-    if not cells.flags.c_contiguous:
-        summed: Ints = cells.sum(axis=1, dtype=np.int64)
-        return summed
-    whole = width // 8
-    counts = np.empty(rows, dtype=np.int64)
-    step = max(1, _BLOCK_BYTES // max(width, 1))
-    spare = np.empty(min(step, rows), dtype=np.uint64)
-    for low in range(0, rows, step):
-        block = cells[low : low + step]
-        total = counts[low : low + len(block)]
-        total[:] = 0
-        if whole:
-            words = np.ascontiguousarray(block[:, : whole * 8]).view(np.uint64)
-            word_sum = spare[: len(block)]
-            for first in range(0, whole, _WORDS):
-                np.copyto(word_sum, words[:, first])
-                for column in range(first + 1, min(first + _WORDS, whole)):
-                    word_sum += words[:, column]
-                word_sum *= _BYTE_ONES
-                word_sum >>= np.uint64(56)
-                total += word_sum.view(np.int64)
-        for column in range(whole * 8, width):
-            total += block[:, column]
-    return counts
+    counts = count_matrix(matrix, by)  # an array takes no groups
+    return Tally(labels=counts.labels, n=counts.n, c=counts.c, n_errors=None, by=by, errors=errors)
 
 
 DaskFrame: TypeAlias = Any

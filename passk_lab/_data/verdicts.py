@@ -103,7 +103,31 @@ def passed_from_reward(
 
 
 def verdicts(runs: pd.DataFrame, threshold: float) -> Bools:
-    """Return each run's verdict: ``passed`` as booleans, or the pass rule applied to ``reward``."""
+    """Return each run's verdict: ``passed`` as booleans, or the pass rule applied to ``reward``.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        A runs table with ``passed`` (bool, nullable bool, or 1/0) or ``reward``.
+    threshold : float
+        The reward a run needs to pass, when there is no ``passed``.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+
+    Raises
+    ------
+    ValueError
+        If a verdict is missing, or ``passed`` holds anything but booleans or 1/0.
+
+    Examples
+    --------
+    >>> verdicts(pd.DataFrame({"passed": [1, 0]}), 1.0).tolist()
+    [True, False]
+    >>> verdicts(pd.DataFrame({"reward": [0.5, 1.0]}), 0.5).tolist()
+    [True, True]
+    """
     if "passed" not in runs.columns:
         return passed_from_reward(runs["reward"], threshold)
     column = runs["passed"]
@@ -138,6 +162,20 @@ def bool_bytes(mask: Bools) -> npt.NDArray[np.uint8]:
     numpy writes True as 1, but a bool array viewed from other bytes
     (``np.frombuffer(..., bool)``, ``.view(bool)``) may hold any non-zero
     byte; such an array is made canonical first, so that sums count cells.
+
+    Parameters
+    ----------
+    mask : numpy.ndarray of bool
+
+    Returns
+    -------
+    numpy.ndarray of uint8
+        A view of `mask` when its bytes are 0 and 1 already, else a copy.
+
+    Examples
+    --------
+    >>> bool_bytes(np.frombuffer(bytes([0, 2, 1]), dtype=bool)).tolist()
+    [0, 1, 1]
     """
     cells: npt.NDArray[np.uint8] = mask.view(np.uint8)
     if cells.size and int(cells.max()) > 1:
@@ -150,6 +188,25 @@ def run_numbers(runs: pd.DataFrame) -> npt.NDArray[np.integer[Any]]:
 
     Whole floats and unsigned 64-bit integers become int64; a run number too large for
     int64 is refused, as is anything else, saying how to number runs.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        A runs table with a ``run`` column.
+
+    Returns
+    -------
+    numpy.ndarray of int
+
+    Raises
+    ------
+    ValueError
+        If a run is missing, negative, a fraction, too large, or not a number.
+
+    Examples
+    --------
+    >>> run_numbers(pd.DataFrame({"run": [0.0, 1.0]})).tolist()
+    [0, 1]
     """
     column = runs["run"]
     dtype = column.dtype
@@ -187,12 +244,38 @@ def run_numbers(runs: pd.DataFrame) -> npt.NDArray[np.integer[Any]]:
 
 
 def run_index(runs: pd.DataFrame) -> Ints:
-    """Return ``run`` as whole numbers ``>= 0`` (int64), or refuse it saying how to number runs."""
+    """Return ``run`` as whole numbers ``>= 0`` (int64), or refuse it saying how to number runs.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        A runs table with a ``run`` column.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+
+    Raises
+    ------
+    ValueError
+        As :func:`run_numbers`.
+
+    Examples
+    --------
+    >>> run_index(pd.DataFrame({"run": np.array([0, 1], dtype=np.int8)})).dtype
+    dtype('int64')
+    """
     return run_numbers(runs).astype(np.int64, copy=False)
 
 
 class Flags(NamedTuple):
-    """Per run: an error that did not measure the agent, and a time-out (None: not recorded)."""
+    """Per run: an error that did not measure the agent, and a time-out (None: not recorded).
+
+    Examples
+    --------
+    >>> Flags(error=None, timed_out=np.array([False, True])).timed_out.tolist()
+    [False, True]
+    """
 
     error: Bools | None
     timed_out: Bools | None
@@ -204,6 +287,28 @@ def run_flags(runs: pd.DataFrame) -> Flags:
     ``error`` is set where a run has an ``error`` whose ``error_kind`` is not
     ``"agent"`` (an agent's own exception is an ordinary failure), and
     ``timed_out`` where the run ran out of time.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        A runs table, with or without ``error``, ``error_kind`` and ``timed_out``.
+
+    Returns
+    -------
+    Flags
+        Each None when its column is absent.
+
+    Raises
+    ------
+    ValueError
+        If ``timed_out`` is not boolean or has missing values.
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"error": [None, "boom", "boom"],
+    ...                      "error_kind": [None, "agent", "infrastructure"]})
+    >>> run_flags(runs).error.tolist(), run_flags(runs).timed_out
+    ([False, False, True], None)
     """
     error: Bools | None = None
     if "error" in runs.columns:
@@ -222,7 +327,28 @@ def run_flags(runs: pd.DataFrame) -> Flags:
 
 
 def errored_runs(runs: pd.DataFrame) -> Bools | None:
-    """Flag the runs that did not measure the agent: an error not of kind "agent", a time-out."""
+    """Flag the runs that did not measure the agent: an error not of kind "agent", a time-out.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        A runs table.
+
+    Returns
+    -------
+    numpy.ndarray of bool, or None
+        None when the runs record neither errors nor time-outs.
+
+    Raises
+    ------
+    ValueError
+        As :func:`run_flags`.
+
+    Examples
+    --------
+    >>> errored_runs(pd.DataFrame({"error": [None, "429"], "timed_out": [True, False]})).tolist()
+    [True, True]
+    """
     error, timed_out = run_flags(runs)
     if error is None:
         return timed_out
@@ -230,7 +356,22 @@ def errored_runs(runs: pd.DataFrame) -> Bools | None:
 
 
 def warn_passed_and_errored(count: int) -> None:
-    """Warn that `count` runs marked passed errored too, and so count as failed (or left out)."""
+    """Warn that `count` runs marked passed errored too, and so count as failed (or left out).
+
+    Parameters
+    ----------
+    count : int
+        How many such runs.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_passed_and_errored(2)
+    >>> caught[0].message.runs
+    2
+    """
     warn(
         ConflictingVerdictWarning(
             f"{count} run(s) are marked passed but also errored or timed out; "
