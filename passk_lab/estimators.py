@@ -27,9 +27,9 @@ from passk_lab._curve import (
     curve_values,
     group_ks,
     means,
-    warn_empty,
     with_costs,
 )
+from passk_lab._curve_warnings import warn_empty
 from passk_lab._data.cells import Cells
 from passk_lab._data.costs import task_costs
 from passk_lab._data.rules import By, ErrorPolicy

@@ -229,6 +229,12 @@ def runs_from_matrix(matrix: pd.DataFrame) -> pd.DataFrame:
         ``[*groups, task, run, passed]``, one row per present cell, in task
         then run order.
 
+    Raises
+    ------
+    ValueError
+        If `matrix` is not a DataFrame whose index ends with ``task``, or has
+        a task or run label twice.
+
     Examples
     --------
     >>> import pandas as pd
