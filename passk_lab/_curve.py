@@ -349,44 +349,28 @@ def curve_table(
     parts: list[pd.DataFrame] = []
     for group, ks in enumerate(group_ks):
         columns = np.searchsorted(all_ks, ks)
-        missing = np.full(len(ks), np.nan)
-        pow_low, pow_high, at_low, at_high = missing, missing, missing, missing
-        band_low, band_high, betabinom, fitted = missing, missing, missing, missing
+        limits = dict.fromkeys(_LIMITS, np.full(len(ks), np.nan))
         methods: list[str] = [""] * len(ks)
         if spec is not None:
             rows = np.arange(cells.starts[group], ends[group])
             if common is not None:
                 rows = rows[cells.n[rows] >= common[group]]
-            n, c, tasks = cells.n[rows], cells.c[rows], cells.tasks[rows]
-            intervals = curve_intervals(n, c, tasks, ks, spec)
             measured = np.isfinite(pow_k[group, columns])
-            pow_low, pow_high, at_low, at_high = (
-                np.where(measured, limit, np.nan)
-                for limit in (*intervals.pass_pow_k, *intervals.pass_at_k)
-            )
-            band_low, band_high = (limit[0] ** ks for limit in intervals.pass_at_1)
-            methods = intervals.methods
-            if np.any(n > 0):
-                runs = n > 0
-                fit = fit_cells(n[runs], c[runs], tasks[runs])
-                betabinom = np.asarray(fit.pow_k(ks))
-                fitted = np.full(len(ks), fit.goodness_of_fit.p_value)
-                if fit.rejected and ks.max() > n.max():
-                    warn_rejected(cells, group, fit.goodness_of_fit.p_value, int(n.max()))
+            limits, methods = _limits(cells, group, rows, ks, spec, measured)
         part = pd.DataFrame(
             {
                 "k": ks,
                 "pass_pow_k": pow_k[group, columns],
-                "pass_pow_k_low": pow_low,
-                "pass_pow_k_high": pow_high,
+                "pass_pow_k_low": limits["pass_pow_k_low"],
+                "pass_pow_k_high": limits["pass_pow_k_high"],
                 "pass_at_k": at_k[group, columns],
-                "pass_at_k_low": at_low,
-                "pass_at_k_high": at_high,
+                "pass_at_k_low": limits["pass_at_k_low"],
+                "pass_at_k_high": limits["pass_at_k_high"],
                 "p_pow_k": at_1[group] ** ks,
-                "p_pow_k_low": band_low,
-                "p_pow_k_high": band_high,
-                "betabinom_pow_k": betabinom,
-                "betabinom_fit_pvalue": fitted,
+                "p_pow_k_low": limits["p_pow_k_low"],
+                "p_pow_k_high": limits["p_pow_k_high"],
+                "betabinom_pow_k": limits["betabinom_pow_k"],
+                "betabinom_fit_pvalue": limits["betabinom_fit_pvalue"],
                 "n_tasks": counted[group, columns].astype(np.int64),
                 "n_tasks_excluded": n_tasks[group] - counted[group, columns].astype(np.int64),
                 "n_runs_excluded": cells.n_runs_excluded[group],
@@ -403,6 +387,46 @@ def curve_table(
             part.insert(0, name, cells.groups[name].iloc[group])
         parts.append(part)
     return pd.concat(parts, ignore_index=True)
+
+
+_LIMITS = (
+    "pass_pow_k_low",
+    "pass_pow_k_high",
+    "pass_at_k_low",
+    "pass_at_k_high",
+    "p_pow_k_low",
+    "p_pow_k_high",
+    "betabinom_pow_k",
+    "betabinom_fit_pvalue",
+)
+"""The columns of a curve that need an interval specification: the intervals and predictions."""
+
+
+def _limits(
+    cells: Cells, group: int, rows: Ints, ks: Ints, spec: IntervalSpec, measured: Bools
+) -> tuple[dict[str, Floats], list[str]]:
+    """Return a group's :data:`_LIMITS` columns at its ks, and its interval methods.
+
+    The intervals are of the cells `rows` (the group's counted tasks), NaN
+    where the value is not `measured`; the beta-binomial fit is of those
+    cells with runs.
+    """
+    n, c, tasks = cells.n[rows], cells.c[rows], cells.tasks[rows]
+    intervals = curve_intervals(n, c, tasks, ks, spec)
+    pow_low, pow_high, at_low, at_high = (
+        np.where(measured, limit, np.nan) for limit in (*intervals.pass_pow_k, *intervals.pass_at_k)
+    )
+    band_low, band_high = (limit[0] ** ks for limit in intervals.pass_at_1)
+    betabinom = fitted = np.full(len(ks), np.nan)
+    if np.any(n > 0):
+        runs = n > 0
+        fit = fit_cells(n[runs], c[runs], tasks[runs])
+        betabinom = np.asarray(fit.pow_k(ks))
+        fitted = np.full(len(ks), fit.goodness_of_fit.p_value)
+        if fit.rejected and ks.max() > n.max():
+            warn_rejected(cells, group, fit.goodness_of_fit.p_value, int(n.max()))
+    values = (pow_low, pow_high, at_low, at_high, band_low, band_high, betabinom, fitted)
+    return dict(zip(_LIMITS, values, strict=True)), intervals.methods
 
 
 def with_costs(curve: pd.DataFrame, summary: Tally, costs: pd.DataFrame) -> pd.DataFrame:
