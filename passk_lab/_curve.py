@@ -8,14 +8,17 @@ whose intervals come from :mod:`passk_lab._interval_policy`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sized
-
 import numpy as np
 import pandas as pd
 
 from passk_lab._betabinom import fit_cells
-from passk_lab._checks import check_size, k_values
-from passk_lab._curve_warnings import warn_dropped, warn_empty, warn_few, warn_rejected
+from passk_lab._curve_checks import (
+    check_curve_size,
+    warn_dropped,
+    warn_empty,
+    warn_few,
+    warn_rejected,
+)
 from passk_lab._data.cells import Cells, pass_pow_k_values, products
 from passk_lab._data.costs import COST_PREFIX
 from passk_lab._data.rules import By, ErrorPolicy
@@ -28,21 +31,10 @@ __all__ = [
     "cells_of",
     "curve_table",
     "curve_values",
-    "group_ks",
     "means",
     "price_pass_pow_k",
     "with_costs",
 ]
-
-_CELL_BYTES = 32
-"""Bytes a curve holds per (cell, k): four float64 arrays of cells x ks at once (the products
-of pass^k and of pass@k, and their copies with the uncounted cells masked)."""
-_ROW_BYTES = 256
-"""Bytes a curve holds per (group, k): the table's row (16 columns) and the Python integer
-that lists the k."""
-_PREDICTED_BYTES = 48
-"""Bytes the beta-binomial prediction holds per k up to the largest: its running product of
-ratios (the ks, the ratios' terms, the ratios and their product)."""
 
 
 def means(cells: Cells, values: Floats) -> tuple[Floats, Floats]:
@@ -197,83 +189,6 @@ def cells_of(runs: object, by: By, errors: ErrorPolicy) -> Cells:
     return Cells.from_tally(as_tally(runs, by, errors=errors))
 
 
-def group_ks(cells: Cells, ks: Iterable[object] | None) -> list[Ints]:
-    """Return the k values of every group: `ks`, or 1 to the group's largest n.
-
-    A `ks` whose length says the curve would not fit
-    :data:`~passk_lab._checks.MEMORY_BUDGET` is refused before it is read.
-
-    Parameters
-    ----------
-    cells : Cells
-        The cells.
-    ks : iterable of int, or None
-        The ks asked for.
-
-    Returns
-    -------
-    list of numpy.ndarray of int
-        One per group, sorted and without repeats.
-
-    Raises
-    ------
-    TypeError, ValueError
-        As :func:`~passk_lab._checks.k_values`, or if `ks` is too long.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> cells = cells_of(pd.DataFrame({"task": [0, 1], "n": [4, 2], "c": [3, 1]}), None, "fail")
-    >>> [ks.tolist() for ks in group_ks(cells, None)], group_ks(cells, [3, 1])[0].tolist()
-    ([[1, 2, 3, 4]], [1, 3])
-    """
-    most = int(cells.max_n().max()) if len(cells.n) else 0
-    if isinstance(ks, Sized):
-        count = -(-(ks.stop - ks.start) // ks.step) if isinstance(ks, range) else len(ks)
-        check_size(
-            "the curve",
-            (max(count, 0),),
-            _CELL_BYTES * len(cells.n) + _ROW_BYTES * len(cells.starts),
-            f"ask for fewer ks: no task has more than {most:,} runs, so a k above that has no "
-            f"estimate",
-            names=("ks",),
-            keywords=("ks",),
-        )
-    return [k_values(ks, int(largest)) for largest in cells.max_n()]
-
-
-def _check_ks(cells: Cells, asked_ks: list[Ints], predict_to: int, fitted: bool) -> None:
-    """Refuse, before they are listed, ks the curve would not fit in the memory budget.
-
-    The curve holds the asked ks and every k above a group's largest up to
-    `predict_to` (the count checked is at least as many as it holds); with
-    `fitted`, the beta-binomial prediction also holds a value for every k up
-    to the largest.
-    """
-    asked = len(np.unique(np.concatenate(asked_ks)))
-    smallest = min(int(ks.max()) for ks in asked_ks)
-    check_size(
-        "the curve",
-        (asked + max(0, predict_to - smallest),),
-        _CELL_BYTES * len(cells.n) + _ROW_BYTES * len(cells.starts),
-        f"give a smaller predict_to: the curve predicts every k from the largest asked "
-        f"({smallest:,}) up to it",
-        names=("ks",),
-        keywords=("predict_to",),
-    )
-    if fitted:
-        largest = max(predict_to, *(int(ks.max()) for ks in asked_ks))
-        check_size(
-            "the beta-binomial prediction",
-            (largest,),
-            _PREDICTED_BYTES,
-            f"ask for a smaller largest k (predict_to, or ks): the prediction at k = "
-            f"{largest:,} takes every k below it",
-            names=("ks",),
-            keywords=("predict_to", "ks"),
-        )
-
-
 def curve_table(
     cells: Cells,
     group_ks: list[Ints],
@@ -319,7 +234,7 @@ def curve_table(
     --------
     >>> import pandas as pd
     >>> cells = cells_of(pd.DataFrame({"task": [0, 1], "n": [4, 2], "c": [3, 1]}), None, "fail")
-    >>> curve_table(cells, group_ks(cells, None))[["k", "pass_pow_k", "n_tasks"]]
+    >>> curve_table(cells, [np.arange(1, 5)])[["k", "pass_pow_k", "n_tasks"]]
        k  pass_pow_k  n_tasks
     0  1       0.625        2
     1  2       0.250        2
@@ -327,7 +242,7 @@ def curve_table(
     3  4       0.000        1
     """
     asked_ks = group_ks
-    _check_ks(cells, asked_ks, predict_to, spec is not None)
+    check_curve_size(cells, asked_ks, predict_to, spec is not None)
     group_ks = [np.union1d(ks, np.arange(ks.max() + 1, predict_to + 1)) for ks in group_ks]
     all_ks = np.unique(np.concatenate(group_ks))
     asked = np.stack([np.isin(all_ks, ks) for ks in asked_ks])

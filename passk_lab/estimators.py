@@ -25,11 +25,10 @@ from passk_lab._curve import (
     cells_of,
     curve_table,
     curve_values,
-    group_ks,
     means,
     with_costs,
 )
-from passk_lab._curve_warnings import warn_empty
+from passk_lab._curve_checks import group_ks, warn_empty
 from passk_lab._data.cells import Cells
 from passk_lab._data.costs import task_costs
 from passk_lab._data.rules import By, ErrorPolicy

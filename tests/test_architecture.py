@@ -41,7 +41,7 @@ LAYERS: dict[str, int] = {
     "passk_lab._mean_intervals": 2,
     "passk_lab._interval_policy": 2,
     "passk_lab._curve": 2,
-    "passk_lab._curve_warnings": 2,
+    "passk_lab._curve_checks": 2,
     "passk_lab._betabinom": 2,
     "passk_lab.heterogeneity": 2,
     "passk_lab.estimators": 2,

@@ -1,14 +1,20 @@
-"""What a reliability curve warns of: ks without an estimate, tasks left out, a rejected fit.
+"""What a reliability curve refuses and warns of: its ks, its size, and what it cannot estimate.
 
-Each warning is typed (:mod:`passk_lab._warnings`) and says, in its fields,
-where it happened; each is given once per curve, for the first group it
-concerns, so that a curve of many groups does not repeat itself.
+The ks a curve has are checked, and refused before anything is allocated when
+the curve would not fit the memory budget. Each warning is typed
+(:mod:`passk_lab._warnings`) and says, in its fields, where it happened: ks
+without an estimate, tasks left out, a k counted on one task, a rejected fit;
+each is given once per curve, for the first group it concerns, so that a curve
+of many groups does not repeat itself.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sized
+
 import numpy as np
 
+from passk_lab._checks import check_size, k_values
 from passk_lab._data.cells import Cells
 from passk_lab._typing import Bools, Floats, Ints
 from passk_lab._warnings import (
@@ -19,10 +25,131 @@ from passk_lab._warnings import (
     warn,
 )
 
-__all__ = ["DROPPED_SHARE", "warn_dropped", "warn_empty", "warn_few", "warn_rejected"]
+__all__ = [
+    "DROPPED_SHARE",
+    "check_curve_size",
+    "group_ks",
+    "warn_dropped",
+    "warn_empty",
+    "warn_few",
+    "warn_rejected",
+]
 
 DROPPED_SHARE = 0.1
 """A curve warns when a k counts fewer than this share less of the tasks than its first k."""
+_CELL_BYTES = 32
+"""Bytes a curve holds per (cell, k): four float64 arrays of cells x ks at once (the products
+of pass^k and of pass@k, and their copies with the uncounted cells masked)."""
+_ROW_BYTES = 256
+"""Bytes a curve holds per (group, k): the table's row (16 columns) and the Python integer
+that lists the k."""
+_PREDICTED_BYTES = 48
+"""Bytes the beta-binomial prediction holds per k up to the largest: its running product of
+ratios (the ks, the ratios' terms, the ratios and their product)."""
+
+
+def group_ks(cells: Cells, ks: Iterable[object] | None) -> list[Ints]:
+    """Return the k values of every group: `ks`, or 1 to the group's largest n.
+
+    A `ks` whose length says the curve would not fit
+    :data:`~passk_lab._checks.MEMORY_BUDGET` is refused before it is read.
+
+    Parameters
+    ----------
+    cells : Cells
+        The cells.
+    ks : iterable of int, or None
+        The ks asked for.
+
+    Returns
+    -------
+    list of numpy.ndarray of int
+        One per group, sorted and without repeats.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`~passk_lab._checks.k_values`, or if `ks` is too long.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from passk_lab._data.tally import as_tally
+    >>> cells = Cells.from_tally(as_tally(pd.DataFrame({"task": [0, 1], "n": [4, 2], "c": [3, 1]})))
+    >>> [ks.tolist() for ks in group_ks(cells, None)], group_ks(cells, [3, 1])[0].tolist()
+    ([[1, 2, 3, 4]], [1, 3])
+    """
+    most = int(cells.max_n().max()) if len(cells.n) else 0
+    if isinstance(ks, Sized):
+        count = -(-(ks.stop - ks.start) // ks.step) if isinstance(ks, range) else len(ks)
+        check_size(
+            "the curve",
+            (max(count, 0),),
+            _CELL_BYTES * len(cells.n) + _ROW_BYTES * len(cells.starts),
+            f"ask for fewer ks: no task has more than {most:,} runs, so a k above that has no "
+            f"estimate",
+            names=("ks",),
+            keywords=("ks",),
+        )
+    return [k_values(ks, int(largest)) for largest in cells.max_n()]
+
+
+def check_curve_size(cells: Cells, asked_ks: list[Ints], predict_to: int, fitted: bool) -> None:
+    """Refuse, before they are listed, ks the curve would not fit in the memory budget.
+
+    The curve holds the asked ks and every k above a group's largest up to
+    `predict_to` (the count checked is at least as many as it holds); with
+    `fitted`, the beta-binomial prediction also holds a value for every k up
+    to the largest.
+
+    Parameters
+    ----------
+    cells : Cells
+        The curve's cells.
+    asked_ks : list of numpy.ndarray of int
+        Per group, the ks asked for.
+    predict_to : int
+        The largest k predicted (0: none past the asked ks).
+    fitted : bool
+        Whether the curve holds the beta-binomial prediction.
+
+    Raises
+    ------
+    ValueError
+        If the curve or its prediction would not fit, naming the keyword to change.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from passk_lab._data.tally import as_tally
+    >>> cells = Cells.from_tally(as_tally(pd.DataFrame({"task": [0], "n": [4], "c": [3]})))
+    >>> check_curve_size(cells, [np.array([1, 4])], 10**12, True)
+    Traceback (most recent call last):
+    ...
+    ValueError: the curve would hold 999,999,999,998 ks at 288 bytes each ...
+    """
+    asked = len(np.unique(np.concatenate(asked_ks)))
+    smallest = min(int(ks.max()) for ks in asked_ks)
+    check_size(
+        "the curve",
+        (asked + max(0, predict_to - smallest),),
+        _CELL_BYTES * len(cells.n) + _ROW_BYTES * len(cells.starts),
+        f"give a smaller predict_to: the curve predicts every k from the largest asked "
+        f"({smallest:,}) up to it",
+        names=("ks",),
+        keywords=("predict_to",),
+    )
+    if fitted:
+        largest = max(predict_to, *(int(ks.max()) for ks in asked_ks))
+        check_size(
+            "the beta-binomial prediction",
+            (largest,),
+            _PREDICTED_BYTES,
+            f"ask for a smaller largest k (predict_to, or ks): the prediction at k = "
+            f"{largest:,} takes every k below it",
+            names=("ks",),
+            keywords=("predict_to", "ks"),
+        )
 
 
 def warn_empty(cells: Cells, counted: Floats, ks: Ints, asked: Bools | None = None) -> None:
