@@ -116,9 +116,9 @@ def simulate_sweep(
     p: float | Iterable[float],
     ks: int | Iterable[int] | None = None,
     *,
+    rng: int | np.random.Generator | None = None,
     tasks: int = 40,
     evaluations: int = 1000,
-    rng: int | np.random.Generator | None = None,
     k: int | Iterable[int] | None = UNSET,
 ) -> pd.DataFrame:
     """Simulate many evaluations of the source's model over a grid of p and k.
@@ -135,13 +135,13 @@ def simulate_sweep(
     ks : int or sequence of int
         Runs per task, ``>= 1``: the ks of the sweep (``k=`` before, a name
         kept for one release with a ``PasskDeprecationWarning``).
+    rng : int, numpy.random.Generator or None
+        Seed or generator of numpy's random draws (the sweep does not use the
+        source's mulberry32 stream, which only :func:`simulate_coin` needs).
     tasks : int
         Tasks per evaluation, ``>= 1``.
     evaluations : int
         Evaluations per (p, k), ``>= 1``.
-    rng : int, numpy.random.Generator or None
-        Seed or generator of numpy's random draws (the sweep does not use the
-        source's mulberry32 stream, which only :func:`simulate_coin` needs).
 
     Returns
     -------
