@@ -26,10 +26,30 @@ __all__ = [
 def as_int(name: str, value: object) -> int:
     """Return `value` as an ``int`` if it is a Python or numpy integer (not a bool).
 
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : object
+        What the caller gave.
+
+    Returns
+    -------
+    int
+
     Raises
     ------
     TypeError
         If `value` is a bool, a float (even ``2.0``), a string or any other non-integer.
+
+    Examples
+    --------
+    >>> as_int("seed", np.int32(7))
+    7
+    >>> as_int("seed", 2.0)
+    Traceback (most recent call last):
+    ...
+    TypeError: seed must be an integer, got 2.0 of type float
     """
     if isinstance(value, bool):
         raise TypeError(f"{name} must be an integer, got the bool {value!r}")
@@ -42,7 +62,35 @@ def as_int(name: str, value: object) -> int:
 
 
 def positive_int(name: str, value: object) -> int:
-    """Return `value` as an ``int >= 1``; a `TypeError` or `ValueError` otherwise."""
+    """Return `value` as an ``int >= 1``.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : object
+        What the caller gave.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    TypeError
+        If `value` is not an integer (see :func:`as_int`).
+    ValueError
+        If it is below 1.
+
+    Examples
+    --------
+    >>> positive_int("k", 3)
+    3
+    >>> positive_int("k", 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: k must be a positive integer, got 0
+    """
     number = as_int(name, value)
     if number < 1:
         raise ValueError(f"{name} must be a positive integer, got {number}")
@@ -58,7 +106,35 @@ def _as_float(value: numbers.Real) -> float:
 
 
 def probability(name: str, value: object) -> float:
-    """Return `value` as a float in ``[0, 1]``; a `TypeError` or `ValueError` otherwise."""
+    """Return `value` as a float in ``[0, 1]``.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : object
+        What the caller gave: a real number (not a bool).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    TypeError
+        If `value` is not a real number.
+    ValueError
+        If it is outside ``[0, 1]`` or NaN.
+
+    Examples
+    --------
+    >>> probability("p", 1)
+    1.0
+    >>> probability("p", 1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: p must be a probability in [0, 1], got 1.5
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number in [0, 1], got {value!r}")
     number = _as_float(value)
@@ -68,7 +144,33 @@ def probability(name: str, value: object) -> float:
 
 
 def confidence(confidence_level: object) -> float:
-    """Return `confidence_level` as a float in the open interval (0, 1), or raise."""
+    """Return `confidence_level` as a float in the open interval (0, 1).
+
+    Parameters
+    ----------
+    confidence_level : object
+        What the caller gave: a real number (not a bool).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    TypeError
+        If it is not a real number.
+    ValueError
+        If it is not strictly between 0 and 1 (a percentage, say).
+
+    Examples
+    --------
+    >>> confidence(0.9)
+    0.9
+    >>> confidence(95)
+    Traceback (most recent call last):
+    ...
+    ValueError: confidence_level must be strictly between 0 and 1 (0.95 for a 95% interval), ...
+    """
     if isinstance(confidence_level, bool) or not isinstance(confidence_level, numbers.Real):
         raise TypeError(f"confidence_level must be a number in (0, 1), got {confidence_level!r}")
     level = _as_float(confidence_level)
@@ -84,7 +186,31 @@ _LARGEST_K = int(np.iinfo(np.int64).max)
 
 
 def k_values(ks: Iterable[object] | None, largest: int) -> Ints:
-    """Return the asked k values sorted and without repeats; 1 to `largest` for None."""
+    """Return the asked k values sorted and without repeats; 1 to `largest` for None.
+
+    Parameters
+    ----------
+    ks : iterable of int, or None
+        The ks a caller asked for.
+    largest : int
+        The most runs of any task: the last k of the default (at least 1).
+
+    Returns
+    -------
+    numpy.ndarray of int64
+
+    Raises
+    ------
+    TypeError
+        If `ks` is a string or not iterable, or a k is not an integer.
+    ValueError
+        If `ks` is empty, or a k is below 1 or beyond a 64-bit integer.
+
+    Examples
+    --------
+    >>> k_values([5, 1, 5], 10).tolist(), k_values(None, 3).tolist()
+    ([1, 5], [1, 2, 3])
+    """
     if ks is None:
         return np.arange(1, max(largest, 1) + 1, dtype=np.int64)
     if isinstance(ks, str) or not isinstance(ks, Iterable):
@@ -138,6 +264,11 @@ def check_size(
         What one cell of the array is, for the message (``"runs"``).
     keywords : sequence of str
         The keywords of the call that `fix` changes.
+
+    Returns
+    -------
+    None
+        When the array fits the budget.
 
     Raises
     ------

@@ -30,7 +30,23 @@ __all__ = ["SIDES", "Pairing", "examples", "pair", "paired_table", "pairing_tabl
 
 
 def examples(tasks: pd.Index) -> str:
-    """Return the first five of `tasks` for a message, and ``...`` if there are more."""
+    """Return the first five of `tasks` for a message, and ``...`` if there are more.
+
+    Parameters
+    ----------
+    tasks : pandas.Index
+        Task ids.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> examples(pd.Index(range(7)))
+    '0, 1, 2, 3, 4, ...'
+    """
     shown = ", ".join(repr(display(task)) for task in tasks[:5])
     return shown + (", ..." if len(tasks) > 5 else "")
 
@@ -131,6 +147,16 @@ class Pairing:
 
     ``tasks`` counts the tasks of each cell; ``only_a`` and ``only_b`` are
     the tasks one side has and the other does not (dropped).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from passk_lab._data.tally import as_tally
+    >>> a = as_tally(pd.DataFrame({"task": [0, 1, 2], "n": 2, "c": [2, 1, 2]}))
+    >>> b = as_tally(pd.DataFrame({"task": [2, 1, 0], "n": 2, "c": [0, 1, 1]}))
+    >>> pairing = pair(a, b)
+    >>> pairing.cells.tolist(), pairing.tasks.tolist()
+    ([[2, 1, 2, 1], [2, 2, 2, 0], [2, 2, 2, 1]], [1, 1, 1])
     """
 
     cells: Ints
@@ -145,7 +171,24 @@ def pair(
 ) -> Pairing:
     """Match the tasks of two checked tallies (no groups): the one matching of a comparison.
 
-    `names` are what the messages call the two sides.
+    Parameters
+    ----------
+    first, second : Tally
+        The two sides, without groups, under one error policy.
+    unmatched : {"raise", "drop"}
+        A task on one side only is refused, or dropped with a warning.
+    names : pair of str
+        What the messages call the two sides.
+
+    Returns
+    -------
+    Pairing
+
+    Raises
+    ------
+    ValueError
+        If the sides share no task, or a task is on one side only with
+        ``unmatched="raise"`` (saying when ids match as text only).
     """
     rows_a, rows_b, only_a, only_b = _match(first, second, unmatched, names)
     joint = np.column_stack([first.n[rows_a], first.c[rows_a], second.n[rows_b], second.c[rows_b]])
@@ -169,6 +212,46 @@ def paired_table(
     The one computation of a paired comparison, for :func:`compare` and for
     the pairs of a leaderboard (:func:`~passk_lab.pairwise`):
     :func:`pairing_table` of their :func:`pair`.
+
+    Parameters
+    ----------
+    first, second : Tally
+        The two sides, without groups.
+    ks : iterable of int, or None
+        The ks; by default 1 to the largest both sides reach.
+    confidence_level : float
+        Checked already, in (0, 1).
+    method : {"auto", "bca", "percentile"}
+        The interval of the difference.
+    n_resamples : int
+        Bootstrap resamples.
+    rng : int, numpy.random.Generator or None
+        Seed or generator of the bootstrap.
+    unmatched : {"raise", "drop"}
+        What a task on one side only does.
+
+    Returns
+    -------
+    DataFrame
+        ``[metric, k, value_a, value_b, difference, difference_low,
+        difference_high, correlation, n_tasks]``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`pair` and :func:`pairing_table`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from passk_lab._data.tally import as_tally
+    >>> a = as_tally(pd.DataFrame({"task": [0, 1, 2], "n": 2, "c": [2, 1, 2]}))
+    >>> b = as_tally(pd.DataFrame({"task": [2, 1, 0], "n": 2, "c": [0, 1, 1]}))
+    >>> table = paired_table(a, b, [1], confidence_level=0.95)
+    >>> table[["metric", "k", "value_a", "value_b", "difference"]].round(3)
+           metric  k  value_a  value_b  difference
+    0  pass_pow_k  1    0.833    0.333         0.5
+    1   pass_at_k  1    0.833    0.333         0.5
     """
     return pairing_table(
         pair(first, second, unmatched),
@@ -189,7 +272,42 @@ def pairing_table(
     n_resamples: int = 10_000,
     rng: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
-    """Return :func:`compare`'s table of the tasks two tallies share, at a checked level."""
+    """Return :func:`compare`'s table of the tasks two tallies share, at a checked level.
+
+    Parameters
+    ----------
+    pairing : Pairing
+        The tasks both sides share (:func:`pair`).
+    ks : iterable of int, or None
+        The ks; by default 1 to the largest both sides reach.
+    confidence_level : float
+        Checked already, in (0, 1).
+    method : {"auto", "bca", "percentile"}
+        The interval of the difference: closed form, or a paired task bootstrap.
+    n_resamples : int
+        Bootstrap resamples.
+    rng : int, numpy.random.Generator or None
+        Seed or generator of the bootstrap.
+
+    Returns
+    -------
+    DataFrame
+        As :func:`paired_table`; ``attrs`` holds the settings and the tasks dropped.
+
+    Raises
+    ------
+    ValueError
+        If some k is reached by no task on both sides.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from passk_lab._data.tally import as_tally
+    >>> a = as_tally(pd.DataFrame({"task": [0, 1, 2], "n": 2, "c": [2, 1, 2]}))
+    >>> b = as_tally(pd.DataFrame({"task": [2, 1, 0], "n": 2, "c": [0, 1, 1]}))
+    >>> pairing_table(pair(a, b), None, confidence_level=0.95)["k"].tolist()
+    [1, 2, 1, 2]
+    """
     level = confidence_level
     cells, tasks = pairing.cells, pairing.tasks
     n_a, c_a, n_b, c_b = cells.T

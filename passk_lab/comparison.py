@@ -5,7 +5,7 @@ task pulls both scores down. The difference in pass^k is best measured task by
 task, and its uncertainty from the spread of the per-task differences (both
 agents' runs of a task go together), which removes the shared difficulty from
 the noise. The correlation between the agents' per-task scores says how much
-that gains.
+that gains. docs/curve.md describes the table and its intervals.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pandas as pd
 
 from passk_lab._checks import confidence
 from passk_lab._choices import PAIRED_METHODS, ErrorPolicy, PairedMethod, Unmatched
-from passk_lab._data.tally import as_tally
+from passk_lab._data.tally import Tally, TallyInput, as_tally
 from passk_lab._errors import with_keywords
 from passk_lab._interval_policy import IntervalSpec, curve_intervals
 from passk_lab._paired import SIDES, pair, pairing_table
@@ -27,8 +27,8 @@ __all__ = ["compare"]
 
 
 def compare(
-    runs_a: pd.DataFrame | np.ndarray,
-    runs_b: pd.DataFrame | np.ndarray,
+    runs_a: TallyInput,
+    runs_b: TallyInput,
     ks: Iterable[int] | None = None,
     *,
     errors: ErrorPolicy = "fail",
@@ -43,9 +43,10 @@ def compare(
 
     Parameters
     ----------
-    runs_a, runs_b : DataFrame or numpy.ndarray
-        Each agent's runs table, outcome matrix or tally (no groups), with
-        the same task ids. The agents may have different numbers of runs.
+    runs_a, runs_b : DataFrame, numpy.ndarray, Tally or dask.dataframe.DataFrame
+        Each agent's runs, outcome matrix or tally (whatever
+        :func:`~passk_lab.tally` takes, without groups), with the same task
+        ids. The agents may have different numbers of runs.
     ks : sequence of int, optional
         The k values; by default 1 to the largest k both agents reach.
     errors : {"fail", "exclude"}
@@ -53,15 +54,10 @@ def compare(
     confidence_level : float
         In (0, 1).
     method : {"auto", "bca", "percentile"}
-        The interval of the difference. ``"auto"`` (the default): the
-        intervals of the positive and of the negative part of the per-task
-        differences (each Clopper-Pearson on an effective number of tasks,
-        as the curve's), combined by the method of variance estimates
-        recovery; it holds its level at 20 tasks, near the floor and the
-        ceiling and where the agents rarely disagree, and is never a point
-        (see docs/uncertainty.md for the measured coverage). ``"bca"``,
-        ``"percentile"``: a paired task bootstrap, which undercovers there and
-        gives way to the ``"auto"`` interval where it has no width.
+        The interval of the difference: ``"auto"`` (the default, closed form,
+        never a point, holding its level where the bootstraps do not), or a
+        paired task bootstrap, which gives way to the ``"auto"`` interval
+        where it has no width. docs/curve.md says how each is made.
     n_resamples : int
         Bootstrap resamples of tasks (each task keeps both agents' runs).
     rng : int, numpy.random.Generator or None
@@ -82,24 +78,21 @@ def compare(
         One row per metric (``pass_pow_k``, ``pass_at_k``) and k:
         ``[metric, k, value_a, value_a_low, value_a_high, value_b,
         value_b_low, value_b_high, difference, difference_low,
-        difference_high, correlation, n_tasks]``. ``value_a`` and ``value_b``
-        are each agent's pass^k or pass@k over the ``n_tasks`` tasks where
-        both agents have at least k runs, ``value_a_low`` to ``value_a_high``
-        (and ``value_b_low`` to ``value_b_high``) that agent's own interval on
-        those tasks, as :func:`~passk_lab.reliability_curve` gives it by
-        default (closed form, whatever `method` is). ``difference`` is
-        ``value_a - value_b`` (pass@1 is the k = 1 row), with its paired
-        interval; ``correlation`` is the Pearson correlation of the two
-        agents' per-task estimates. The intervals are NaN, with a warning,
-        where fewer than two tasks count. ``attrs["method"]`` is the
-        difference's interval method (`method`), ``attrs["agent_interval_method"]``
-        that of each agent's own interval (``"auto"``, the curve's default).
+        difference_high, correlation, n_tasks]``: each agent's value and
+        own interval over the ``n_tasks`` tasks where both have at least k
+        runs, ``value_a - value_b`` with its paired interval, and the
+        correlation of the agents' per-task estimates. ``attrs`` holds
+        ``confidence_level``, ``method``, ``n_resamples``, ``errors``,
+        ``only_in_a``, ``only_in_b`` and ``agent_interval_method``.
 
     Raises
     ------
     ValueError
-        If a task is on one side only (with ``unmatched="raise"``), or the
-        sides share no task.
+        If a task is on one side only (with ``unmatched="raise"``), the sides
+        share no task, no task has k runs on both sides, a side is a tally
+        with groups, or an argument is out of range; the message names the fix.
+    TypeError
+        If `names` is not two non-empty texts.
 
     Examples
     --------
@@ -113,16 +106,6 @@ def compare(
     1  pass_pow_k  4     0.67    0.195       0.475
     2   pass_at_k  1     0.90    0.684       0.216
     3   pass_at_k  4     1.00    1.000       0.000
-    >>> table.loc[:1, ["k", "difference_low", "difference_high"]].round(3)
-       k  difference_low  difference_high
-    0  1           0.174            0.256
-    1  4           0.382            0.558
-    >>> table.loc[:1, ["k", "value_a_low", "value_a_high", "value_b_low", "value_b_high"]].round(3)
-       k  value_a_low  value_a_high  value_b_low  value_b_high
-    0  1        0.874         0.922        0.650         0.716
-    1  4        0.600         0.735        0.142         0.257
-    >>> table.attrs["method"], table.attrs["agent_interval_method"]
-    ('auto', 'auto')
     """
     level = confidence(confidence_level)
     if method not in PAIRED_METHODS:
@@ -133,10 +116,7 @@ def compare(
     sides = SIDES if names is None else _side_names(names)
     spec = IntervalSpec.of("auto", level, n_resamples, rng)
     pairing = pair(
-        as_tally(runs_a, None, errors=errors),
-        as_tally(runs_b, None, errors=errors),
-        unmatched,
-        sides,
+        _side(runs_a, sides[0], errors), _side(runs_b, sides[1], errors), unmatched, sides
     )
     table = pairing_table(
         pairing,
@@ -155,6 +135,17 @@ def compare(
         table.insert(place + 1, f"value_{side}_high", high)
     table.attrs["agent_interval_method"] = spec.method
     return table
+
+
+def _side(data: TallyInput, name: str, errors: ErrorPolicy) -> Tally:
+    """Return one side's tally under `errors`, refusing a Tally with groups (two agents or more)."""
+    if isinstance(data, Tally) and data.by:
+        raise ValueError(
+            f"{name} is a tally grouped by {list(data.by)}; compare takes one agent a side, "
+            f"without groups: give each agent's own tally, or compare the groups of one table "
+            f"with pairwise(runs, by={list(data.by)!r})"
+        )
+    return as_tally(data, None, errors=errors)
 
 
 def _own_limits(

@@ -1,19 +1,15 @@
 """pass@1, pass^k and pass@k for every k, from the per-task (n, c) cells.
 
-For a task with `n` runs of which `c` passed, and ``1 <= k <= n``:
+For a task with `n` runs of which `c` passed, and ``1 <= k <= n``, pass^k
+(:func:`pass_pow_k`) is ``C(c, k) / C(n, k)`` and pass@k (:func:`pass_at_k`)
+is ``1 - C(n - c, k) / C(n, k)``; the dataset's value is the mean over the
+tasks with ``n >= k``, NaN with a warning where none has (never 1.0). Each is
+computed once per distinct ``(n, c)`` pair, for every k at once, so the cost
+after the tally does not grow with the number of runs. docs/curve.md explains
+the estimators, the curve's columns and its intervals.
 
-* pass^k (:func:`pass_pow_k`) is ``C(c, k) / C(n, k)``, the chance that `k`
-  runs drawn without replacement from the task's `n` all passed: an unbiased
-  estimate of ``p_i^k`` for a task that passes each run with chance ``p_i``;
-* pass@k (:func:`pass_at_k`) is ``1 - C(n - c, k) / C(n, k)``, the chance that
-  at least one of them passed (Chen et al. 2021);
-* the dataset's value is the mean over tasks with ``n >= k``; a task with fewer
-  runs says nothing about k of them and is left out of that k (and counted).
-  With no task left the value is NaN, with a warning -- never 1.0.
-
-Both are products of ratios, ``prod_i (c - i) / (n - i)``, computed once per
-distinct ``(n, c)`` pair for every k at once, so the cost after the tally does
-not grow with the number of runs.
+Every function takes what :func:`~passk_lab.tally` takes: a runs table, an
+outcome matrix, a tally (a table or a ``Tally``) or a Dask DataFrame.
 """
 
 from __future__ import annotations
@@ -29,17 +25,17 @@ from passk_lab._curve import (
     cells_of,
     curve_table,
     curve_values,
-    group_ks,
     means,
-    warn_empty,
     with_costs,
 )
+from passk_lab._curve_checks import group_ks, warn_empty
 from passk_lab._data.cells import Cells
 from passk_lab._data.costs import task_costs
 from passk_lab._data.rules import By, ErrorPolicy
-from passk_lab._data.tally import Tally, as_tally
+from passk_lab._data.tally import Tally, TallyInput, as_tally
 from passk_lab._errors import with_keywords
 from passk_lab._interval_policy import IntervalMethod, IntervalSpec
+from passk_lab._warnings import by_keyword
 
 __all__ = [
     "analytic_pow_k",
@@ -52,8 +48,9 @@ __all__ = [
 ]
 
 
+@by_keyword(2)
 def pass_pow_k(
-    runs: pd.DataFrame | np.ndarray, k: int, by: By = None, *, errors: ErrorPolicy = "fail"
+    runs: TallyInput, k: int, *, by: By = None, errors: ErrorPolicy = "fail"
 ) -> float | pd.Series:
     """Estimate pass^k: the share of tasks that pass all k of k independent runs.
 
@@ -64,8 +61,8 @@ def pass_pow_k(
 
     Parameters
     ----------
-    runs : DataFrame or numpy.ndarray
-        A runs table, an outcome matrix or a tally (see :func:`~passk_lab.tally`).
+    runs : DataFrame, numpy.ndarray, Tally or dask.dataframe.DataFrame
+        Runs, an outcome matrix or a tally: whatever :func:`~passk_lab.tally` takes.
     k : int
         Runs that must all pass, ``>= 1``.
     by : str or list of str, optional
@@ -77,7 +74,13 @@ def pass_pow_k(
     -------
     float or pandas.Series
         The estimate; a Series indexed by group with `by`. NaN, with a
-        ``RuntimeWarning``, when no task has `k` runs.
+        ``NoEstimateWarning``, when no task has `k` runs.
+
+    Raises
+    ------
+    ValueError
+        If `k` is not a positive integer, or the runs break a rule of
+        :func:`~passk_lab.tally` (the message names the fix).
 
     Examples
     --------
@@ -93,8 +96,9 @@ def pass_pow_k(
     return by_group(cells, curve_values(cells, ks)[0][:, 0], "pass_pow_k")
 
 
+@by_keyword(2)
 def pass_at_k(
-    runs: pd.DataFrame | np.ndarray, k: int, by: By = None, *, errors: ErrorPolicy = "fail"
+    runs: TallyInput, k: int, *, by: By = None, errors: ErrorPolicy = "fail"
 ) -> float | pd.Series:
     """Estimate pass@k: the share of tasks that pass at least one of k runs.
 
@@ -103,8 +107,8 @@ def pass_at_k(
 
     Parameters
     ----------
-    runs : DataFrame or numpy.ndarray
-        A runs table, an outcome matrix or a tally (see :func:`~passk_lab.tally`).
+    runs : DataFrame, numpy.ndarray, Tally or dask.dataframe.DataFrame
+        Runs, an outcome matrix or a tally: whatever :func:`~passk_lab.tally` takes.
     k : int
         Runs drawn, ``>= 1``.
     by : str or list of str, optional
@@ -116,7 +120,13 @@ def pass_at_k(
     -------
     float or pandas.Series
         The estimate; a Series indexed by group with `by`. NaN, with a
-        ``RuntimeWarning``, when no task has `k` runs.
+        ``NoEstimateWarning``, when no task has `k` runs.
+
+    Raises
+    ------
+    ValueError
+        If `k` is not a positive integer, or the runs break a rule of
+        :func:`~passk_lab.tally`.
 
     Examples
     --------
@@ -130,19 +140,20 @@ def pass_at_k(
     return by_group(cells, curve_values(cells, ks)[1][:, 0], "pass_at_k")
 
 
+@by_keyword(1)
 def pass_at_1(
-    runs: pd.DataFrame | np.ndarray, by: By = None, *, errors: ErrorPolicy = "fail"
+    runs: TallyInput, *, by: By = None, errors: ErrorPolicy = "fail"
 ) -> float | pd.Series:
     """Estimate pass@1: the mean over tasks of the share of runs that passed, ``c / n``.
 
     Tasks weigh equally, however many runs each has (the source harness's
-    ``single / tasks``). pass@1 = pass^1 = pass@1 in the sense of both
-    :func:`pass_pow_k` and :func:`pass_at_k`.
+    ``single / tasks``). pass@1 is both :func:`pass_pow_k` and
+    :func:`pass_at_k` at k = 1.
 
     Parameters
     ----------
-    runs : DataFrame or numpy.ndarray
-        A runs table, an outcome matrix or a tally (see :func:`~passk_lab.tally`).
+    runs : DataFrame, numpy.ndarray, Tally or dask.dataframe.DataFrame
+        Runs, an outcome matrix or a tally: whatever :func:`~passk_lab.tally` takes.
     by : str or list of str, optional
         Grouping columns: one value per group.
     errors : {"fail", "exclude"}
@@ -151,6 +162,12 @@ def pass_at_1(
     Returns
     -------
     float or pandas.Series
+        The estimate; a Series indexed by group with `by`.
+
+    Raises
+    ------
+    ValueError
+        If the runs break a rule of :func:`~passk_lab.tally`.
 
     Examples
     --------
@@ -162,8 +179,9 @@ def pass_at_1(
     return by_group(cells, curve_values(cells, np.array([1]))[2], "pass_at_1")
 
 
+@by_keyword(2)
 def analytic_pow_k(
-    runs: pd.DataFrame | np.ndarray, k: int, by: By = None, *, errors: ErrorPolicy = "fail"
+    runs: TallyInput, k: int, *, by: By = None, errors: ErrorPolicy = "fail"
 ) -> float | pd.Series:
     """Return ``pass@1 ** k``: pass^k if every run of every task passed with one chance p.
 
@@ -173,8 +191,8 @@ def analytic_pow_k(
 
     Parameters
     ----------
-    runs : DataFrame or numpy.ndarray
-        A runs table, an outcome matrix or a tally (see :func:`~passk_lab.tally`).
+    runs : DataFrame, numpy.ndarray, Tally or dask.dataframe.DataFrame
+        Runs, an outcome matrix or a tally: whatever :func:`~passk_lab.tally` takes.
     k : int
         The power, ``>= 1``; any k, beyond the observed runs too.
     by : str or list of str, optional
@@ -185,6 +203,13 @@ def analytic_pow_k(
     Returns
     -------
     float or pandas.Series
+        The prediction; a Series indexed by group with `by`.
+
+    Raises
+    ------
+    ValueError
+        If `k` is not a positive integer, or the runs break a rule of
+        :func:`~passk_lab.tally`.
 
     Examples
     --------
@@ -193,25 +218,25 @@ def analytic_pow_k(
     0.4704
     """
     power = positive_int("k", k)
-    p = pass_at_1(runs, by, errors=errors)
+    p = pass_at_1(runs, by=by, errors=errors)
     return p**power
 
 
+@by_keyword(2)
 def plugin_pow_k(
-    runs: pd.DataFrame | np.ndarray, k: int, by: By = None, *, errors: ErrorPolicy = "fail"
+    runs: TallyInput, k: int, *, by: By = None, errors: ErrorPolicy = "fail"
 ) -> float | pd.Series:
     """Return the plug-in mean over tasks of ``(c / n) ** k``, for comparison only.
 
     **Biased**: ``(c / n)^k`` overestimates a task's ``p^k`` on average
-    (Jensen's inequality; for example a task with p = 0.5 and n = k = 2 gives
-    ``E[(c/2)^2] = 0.375``, not 0.25), and the bias is largest when n is close
-    to k. Use :func:`pass_pow_k`, which is unbiased; this exists to show the
-    difference. Every task with ``n >= 1`` is averaged, for any k.
+    (Jensen's inequality), most when n is close to k; docs/curve.md works an
+    example. Use :func:`pass_pow_k`, which is unbiased; this exists to show
+    the difference. Every task with ``n >= 1`` is averaged, for any k.
 
     Parameters
     ----------
-    runs : DataFrame or numpy.ndarray
-        A runs table, an outcome matrix or a tally (see :func:`~passk_lab.tally`).
+    runs : DataFrame, numpy.ndarray, Tally or dask.dataframe.DataFrame
+        Runs, an outcome matrix or a tally: whatever :func:`~passk_lab.tally` takes.
     k : int
         The power, ``>= 1``.
     by : str or list of str, optional
@@ -222,6 +247,13 @@ def plugin_pow_k(
     Returns
     -------
     float or pandas.Series
+        The plug-in value; a Series indexed by group with `by`.
+
+    Raises
+    ------
+    ValueError
+        If `k` is not a positive integer, or the runs break a rule of
+        :func:`~passk_lab.tally`.
 
     Examples
     --------
@@ -274,7 +306,7 @@ def _check_by_names(by: Iterable[str]) -> None:
 
 
 def reliability_curve(
-    runs: pd.DataFrame | np.ndarray,
+    runs: TallyInput,
     ks: Iterable[int] | None = None,
     *,
     by: By = None,
@@ -288,10 +320,13 @@ def reliability_curve(
 ) -> pd.DataFrame:
     """Return pass^k and pass@k with intervals, and the curves that predict them, for every k.
 
+    docs/curve.md explains every column, the intervals each `method` gives,
+    the tasks each k counts, the predictions and the costs.
+
     Parameters
     ----------
-    runs : DataFrame or numpy.ndarray
-        A runs table, an outcome matrix or a tally (see :func:`~passk_lab.tally`).
+    runs : DataFrame, numpy.ndarray, Tally or dask.dataframe.DataFrame
+        Runs, an outcome matrix or a tally: whatever :func:`~passk_lab.tally` takes.
     ks : sequence of int, optional
         The k values (sorted, without repeats). By default 1 to the largest
         number of runs of any task in the group.
@@ -303,35 +338,25 @@ def reliability_curve(
     confidence_level : float
         Of every interval, in (0, 1).
     method : str
-        The intervals of pass^k and pass@k (see Notes). ``"auto"`` (the
-        default, closed form, no resampling): Clopper-Pearson on the tasks
-        where every counted task has exactly k runs, Clopper-Pearson on an
-        effective number of tasks elsewhere. A binomial method
-        (``"wilson"``, ``"clopper_pearson"``, ``"jeffreys"``,
-        ``"agresti_coull"``, ``"wald"``): that method where every counted task
-        has exactly k runs, the effective-n interval elsewhere.
-        ``"percentile"``, ``"bca"``: that task bootstrap for every k.
-        ``"two-level"``: a percentile bootstrap that also redraws the runs of
-        each resampled task. A bootstrap interval with no width gives way to
-        the closed-form one. Only ``"auto"`` holds its level in every regime
-        measured (``docs/uncertainty.md``).
+        The intervals of pass^k and pass@k: ``"auto"`` (the default, closed
+        form, no resampling), a binomial method (``"wilson"``,
+        ``"clopper_pearson"``, ``"jeffreys"``, ``"agresti_coull"``,
+        ``"wald"``), or a bootstrap (``"percentile"``, ``"bca"``,
+        ``"two-level"``). Only ``"auto"`` holds its level in every regime
+        measured (docs/uncertainty.md).
     n_resamples : int
         Bootstrap resamples; they cost time in the number of distinct (n, c)
         pairs, not in tasks.
     rng : int, numpy.random.Generator or None
-        Seed or generator of the bootstrap; None draws fresh entropy, so give
-        a seed for bootstrap intervals that repeat exactly (the default
-        intervals draw nothing).
+        Seed or generator of the bootstrap (the default intervals draw nothing).
     predict_to : int, optional
-        Add rows for every k above the asked ones up to this, to see the
+        Add rows for every k above the asked ones up to this, for the
         predictions (``p_pow_k``, ``betabinom_pow_k``) beyond the observed
-        runs. Those rows are computed like the others, but a k that no task
-        reaches gives NaN measurements without a warning.
+        runs; a k no task reaches gets NaN measurements there, without a warning.
     common_tasks : bool
-        Count every k on the same tasks: those with at least the largest
-        asked k runs (per group). By default each k counts the tasks with at
-        least k runs, and a warning says when a k counts more than a tenth
-        fewer tasks than the first k does.
+        Count every k on the same tasks: those with at least the largest asked
+        k runs (per group). By default each k counts the tasks with at least k
+        runs, with a warning when a k counts a tenth fewer than the first k.
 
     Returns
     -------
@@ -339,73 +364,23 @@ def reliability_curve(
         One row per (group, k): ``[*by, k, pass_pow_k, pass_pow_k_low,
         pass_pow_k_high, pass_at_k, pass_at_k_low, pass_at_k_high, p_pow_k,
         p_pow_k_low, p_pow_k_high, betabinom_pow_k, betabinom_fit_pvalue,
-        n_tasks, n_tasks_excluded, n_runs_excluded, interval_method]``.
-        ``interval_method`` names the interval of that row's pass^k and
-        pass@k. ``attrs`` holds ``n_tasks`` (distinct task ids: a task two
-        groups ran counts once), with `by` also ``n_groups`` and
-        ``tasks_per_group`` (the fewest and the most), then
-        ``runs_per_task`` (the fewest and the most), ``errors``,
-        ``confidence_level``, ``method``, ``n_resamples`` and
-        ``common_tasks``. A runs table (pandas
-        or Dask) with cost columns adds, after those, three columns per cost
-        ``cost_<name>``, in the runs table's order (see Notes):
-        ``cost_<name>``, ``cost_<name>_per_pass_pow_k`` and
-        ``pass_pow_k_per_<name>``.
+        n_tasks, n_tasks_excluded, n_runs_excluded, interval_method]``, then,
+        for a runs table with ``cost_<name>`` columns, ``cost_<name>``,
+        ``cost_<name>_per_pass_pow_k`` and ``pass_pow_k_per_<name>`` per cost.
+        ``attrs`` holds ``n_tasks`` (distinct task ids), with `by` also
+        ``n_groups`` and ``tasks_per_group``, then ``runs_per_task``,
+        ``errors``, ``confidence_level``, ``method``, ``n_resamples`` and
+        ``common_tasks``.
 
     Raises
     ------
     ValueError
-        If a ``cost_<name>`` column holds something other than numbers (text,
-        booleans), or a negative or infinite cost; the message names the
-        column, the row and how to convert it.
-
-    Notes
-    -----
-    * **pass^k, pass@k and their intervals.** The intervals are for the
-      population the tasks were drawn from (a new task), not for these
-      tasks. When every counted task has exactly k runs, pass^k is the share
-      of tasks that passed all of them -- a binomial proportion over
-      independent tasks -- and pass@k the share that passed any; they get a
-      Clopper-Pearson interval. Otherwise each is a mean of per-task values
-      in [0, 1] (tasks are the independent units; runs of one task are not),
-      and gets a Clopper-Pearson interval on the effective number of tasks
-      ``m (1 - m) / Var(m)``, its variance taken with one pseudo-task at 0
-      and one at 1 and capped at the disjoint blocks of k runs. It is never a
-      point, and NaN (with a warning) where fewer than two tasks count.
-    * **p_pow_k** is pass@1 ** k, the prediction if every run of every task
-      passed independently with one chance; ``p_pow_k_low``/``high`` is the
-      pass@1 interval (computed as the k = 1 row's is) raised to the power k.
-      On real tasks the measured pass^k sits above it.
-    * **betabinom_pow_k** is ``E[p^k]`` under a beta-binomial fit of the
-      (n, c) pairs (:func:`~passk_lab.fit_betabinom`, where its interval
-      is): the prediction when tasks differ in difficulty, defined for k
-      beyond the observed runs. The model is the zero/one-inflated one where
-      tasks that never or always pass fit better so. ``betabinom_fit_pvalue``
-      is the p-value of its goodness-of-fit check on the (n, c) histogram
-      (``BetaBinomialFit.goodness_of_fit``); below 0.05 the model is
-      rejected, and rows past the observed runs (``predict_to``) warn that
-      their prediction is not to be trusted.
-    * When tasks have different numbers of runs, each k averages its own set
-      of tasks (those with ``n >= k``), so the curve can rise where a task
-      with few runs and a low pass rate drops out. With equal runs, pass^k
-      never rises and pass@k never falls as k grows.
-    * Bootstrap intervals shrink to a point when every task has the same
-      value (all passed, say), and undercover near 0 and 1 and at 20 tasks;
-      the default intervals do neither.
-    * **Costs.** A runs table may carry float columns ``cost_<name>``
-      (``cost_usd``, ``cost_tokens``): what each run cost, NaN where a run
-      recorded none. Each task's mean cost per run is taken over all its
-      runs that recorded one -- errored and timed-out runs included, under
-      ``errors="exclude"`` too, since they were paid for -- and a task that
-      recorded none is left out. ``cost_<name>`` is the expected cost of
-      running one task k times: k times the mean of those task means over
-      the tasks that row counts (the ``n_tasks`` tasks of pass^k, in its
-      group). ``cost_<name>_per_pass_pow_k`` is ``cost_<name> /
-      pass_pow_k``, the cost per task that passes all k runs (``inf`` where
-      pass_pow_k is 0 and the runs cost something, NaN where both are 0);
-      ``pass_pow_k_per_<name>`` is ``pass_pow_k / cost_<name>``, pass^k per
-      unit of cost (``inf`` at no cost). Tallies and outcome matrices record
-      no cost and get no such columns.
+        If an argument is out of range, the runs break a rule of
+        :func:`~passk_lab.tally`, a `by` column is named as a column of the
+        curve, or a ``cost_<name>`` column holds something other than finite
+        costs ``>= 0``; the message names the fix.
+    TypeError
+        If `common_tasks` is not a bool.
 
     Examples
     --------
@@ -418,36 +393,6 @@ def reliability_curve(
     2  3       0.625      1.000   0.6361           0.6361
     3  4       0.530      1.000   0.5470           0.5470
     4  5       0.450      1.000   0.4704           0.4704
-    >>> curve[["k", "pass_pow_k_low", "pass_pow_k_high", "interval_method"]].round(3)
-       k  pass_pow_k_low  pass_pow_k_high  interval_method
-    0  1           0.787            0.915      effective_n
-    1  2           0.624            0.827      effective_n
-    2  3           0.458            0.773      effective_n
-    3  4           0.366            0.689      effective_n
-    4  5           0.293            0.615  clopper_pearson
-
-    The beta-binomial model predicts beyond the runs observed:
-
-    >>> longer = reliability_curve(pk.simulate_coin(seed=42), predict_to=8)
-    >>> longer[["k", "pass_pow_k", "p_pow_k", "betabinom_pow_k"]].tail(3).round(4)
-       k  pass_pow_k  p_pow_k  betabinom_pow_k
-    5  6         NaN   0.4046           0.4046
-    6  7         NaN   0.3479           0.3479
-    7  8         NaN   0.2992           0.2992
-
-    Runs that record what they cost get the cost of k runs of a task, the
-    cost per task passing all k, and pass^k per unit of cost:
-
-    >>> import pandas as pd
-    >>> priced = pd.DataFrame({
-    ...     "task": ["a", "a", "b", "b"], "run": [0, 1, 0, 1],
-    ...     "passed": [True, True, True, False], "cost_usd": [0.1, 0.3, 0.2, float("nan")],
-    ... })
-    >>> costed = reliability_curve(priced)
-    >>> costed[["k", "pass_pow_k", "cost_usd", "cost_usd_per_pass_pow_k", "pass_pow_k_per_usd"]]
-       k  pass_pow_k  cost_usd  cost_usd_per_pass_pow_k  pass_pow_k_per_usd
-    0  1        0.75       0.2                 0.266667                3.75
-    1  2        0.50       0.4                 0.800000                1.25
     """
     spec = IntervalSpec.of(method, confidence_level, n_resamples, rng)
     last = 0 if predict_to is None else positive_int("predict_to", predict_to)
@@ -485,7 +430,7 @@ def _task_extent(summary: Tally, cells: Cells) -> dict[str, int | list[int]]:
 
 
 def error_sensitivity(
-    runs: pd.DataFrame, ks: Iterable[int] | None = None, *, by: By = None
+    runs: TallyInput, ks: Iterable[int] | None = None, *, by: By = None
 ) -> pd.DataFrame:
     """Set pass@k and pass^k with errored runs as failures beside the same without them.
 
@@ -495,9 +440,10 @@ def error_sensitivity(
 
     Parameters
     ----------
-    runs : DataFrame
-        A runs table with ``error`` and/or ``timed_out`` columns (without them
-        both policies agree), or a tally with ``n_errors``.
+    runs : DataFrame, numpy.ndarray, Tally or dask.dataframe.DataFrame
+        Runs with ``error`` and/or ``timed_out`` columns (without them both
+        policies agree), a tally table with ``n_errors`` (its ``n`` counting
+        errored runs as failed runs), or a ``Tally``.
     ks : sequence of int, optional
         The k values; by default 1 to the largest n in each group.
     by : str or list of str, optional
@@ -508,6 +454,12 @@ def error_sensitivity(
     DataFrame
         ``[*by, k, pass_at_k_fail, pass_at_k_exclude, pass_pow_k_fail,
         pass_pow_k_exclude, n_tasks_fail, n_tasks_exclude, n_runs_excluded]``.
+
+    Raises
+    ------
+    ValueError
+        If the runs break a rule of :func:`~passk_lab.tally`, or `ks` holds
+        a k that is not a positive integer.
 
     Examples
     --------

@@ -46,20 +46,19 @@ import numpy as np
 import pandas as pd
 
 from passk_lab._data.grid import RUN_STATES, grid_frame, run_grid
+from passk_lab._data.matrix import check_matrix_labels
 from passk_lab._data.rules import (
     By,
     ErrorPolicy,
     as_frame,
     by_columns,
-    check_matrix_labels,
-    passed_from_reward,
     refuse_nested,
     require_runs_columns,
-    run_index,
-    verdicts,
 )
-from passk_lab._data.tally import as_tally
+from passk_lab._data.tally import TallyInput, as_tally
+from passk_lab._data.verdicts import passed_from_reward, run_index, verdicts
 from passk_lab._typing import Bools, Ints
+from passk_lab._warnings import by_keyword
 
 __all__ = [
     "RUN_STATES",
@@ -74,10 +73,11 @@ __all__ = [
 ]
 
 
+@by_keyword(1)
 def tally(
-    runs: pd.DataFrame | np.ndarray,
-    by: By = None,
+    runs: TallyInput,
     *,
+    by: By = None,
     errors: ErrorPolicy = "fail",
     threshold: float = 1.0,
 ) -> pd.DataFrame:
@@ -85,7 +85,7 @@ def tally(
 
     Parameters
     ----------
-    runs : DataFrame, numpy.ndarray or dask.dataframe.DataFrame
+    runs : DataFrame, numpy.ndarray, Tally or dask.dataframe.DataFrame
         A runs table (``task``, ``run``, ``passed`` or ``reward``; optional
         ``error``, ``timed_out`` and grouping columns), a tally
         (``[*by, task, n, c]``), or an outcome matrix from
@@ -95,7 +95,9 @@ def tally(
         an outcome matrix. A runs table may be a Dask DataFrame: it is
         checked by the same rules and counted where its partitions are, and
         only the tally comes back (the estimators, which all start from this
-        tally, take one too).
+        tally, take one too). A ``Tally``, what every statistic counts
+        its input into, is taken as counted: with its own groups, and under
+        `errors` as the runs it stands for would be (docs/curve.md).
     by : str or list of str, optional
         Grouping columns (``"model"``, ``["model", "domain"]``): tasks are
         counted within each group.
@@ -103,7 +105,8 @@ def tally(
         An errored or timed-out run counts as a failed run (``"fail"``, the
         default) or is left out of ``n`` (``"exclude"``). An error of
         ``error_kind`` ``"agent"`` (the agent's own exception) is a failed run
-        under both.
+        under both. For a tally table, which cannot say so itself, `errors`
+        says which policy its ``n`` was counted under.
     threshold : float
         The reward a run needs to pass, when the table has ``reward`` and no
         ``passed`` (with a tolerance of 1e-6).
@@ -152,8 +155,9 @@ def tally(
 # --- wide and per-run views -----------------------------------------------------------
 
 
+@by_keyword(1)
 def outcome_matrix(
-    runs: pd.DataFrame, by: By = None, *, threshold: float = 1.0, states: bool = False
+    runs: pd.DataFrame, *, by: By = None, threshold: float = 1.0, states: bool = False
 ) -> pd.DataFrame:
     """Spread a runs table into a tasks x runs table of outcomes.
 
@@ -224,6 +228,12 @@ def runs_from_matrix(matrix: pd.DataFrame) -> pd.DataFrame:
     DataFrame
         ``[*groups, task, run, passed]``, one row per present cell, in task
         then run order.
+
+    Raises
+    ------
+    ValueError
+        If `matrix` is not a DataFrame whose index ends with ``task``, or has
+        a task or run label twice.
 
     Examples
     --------
@@ -316,7 +326,8 @@ def compact_runs(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(columns, index=frame.index)
 
 
-def per_run(runs: pd.DataFrame, by: By = None, *, threshold: float = 1.0) -> pd.DataFrame:
+@by_keyword(1)
+def per_run(runs: pd.DataFrame, *, by: By = None, threshold: float = 1.0) -> pd.DataFrame:
     """pass@1 of each run index separately, and how many tasks flipped since the run before.
 
     If the runs are exchangeable, every run index has the same pass rate up to
@@ -387,15 +398,16 @@ def per_run(runs: pd.DataFrame, by: By = None, *, threshold: float = 1.0) -> pd.
     return frame[frame["n_tasks"] > 0].reset_index(drop=True)
 
 
+@by_keyword(1)
 def task_consistency(
-    runs: pd.DataFrame | np.ndarray, by: By = None, *, errors: ErrorPolicy = "fail"
+    runs: TallyInput, *, by: By = None, errors: ErrorPolicy = "fail"
 ) -> pd.DataFrame:
     """How many tasks always pass, always fail, or flip between pass and fail across runs.
 
     Parameters
     ----------
-    runs : DataFrame or numpy.ndarray
-        A runs table, an outcome matrix or a tally (see :func:`tally`).
+    runs : DataFrame, numpy.ndarray, Tally or dask.dataframe.DataFrame
+        Runs, an outcome matrix or a tally: whatever :func:`tally` takes.
     by : str or list of str, optional
         Grouping columns.
     errors : {"fail", "exclude"}

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import numpy as np
 import pandas as pd
 
 from passk_lab._checks import positive_int, probability
+from passk_lab._warnings import UNSET, renamed
 from passk_lab.harness import Task
 from passk_lab.mulberry import mulberry32, seeded
 
@@ -101,20 +102,24 @@ def simulate_coin(p: float = 0.85, tasks: int = 40, k: int = 5, seed: int = 42) 
     )
 
 
-def _grid(name: str, values: float | Iterable[float], check: Callable[[str, object], T]) -> list[T]:
+def _grid(
+    name: str, values: float | Iterable[float], check: Callable[[str, object], T], each: str
+) -> list[T]:
+    """Return one value or several as a list, each checked under the name `each`; refuse none."""
     listed = [values] if isinstance(values, (int, float, np.number)) else list(values)
     if not listed:
         raise ValueError(f"{name} is empty; give at least one value")
-    return [check(name, value) for value in listed]
+    return [check(each, value) for value in listed]
 
 
 def simulate_sweep(
     p: float | Iterable[float],
-    k: int | Iterable[int],
+    ks: int | Iterable[int] | None = None,
     *,
+    rng: int | np.random.Generator | None = None,
     tasks: int = 40,
     evaluations: int = 1000,
-    rng: int | np.random.Generator | None = None,
+    k: int | Iterable[int] | None = UNSET,
 ) -> pd.DataFrame:
     """Simulate many evaluations of the source's model over a grid of p and k.
 
@@ -127,15 +132,16 @@ def simulate_sweep(
     ----------
     p : float or sequence of float
         Chances of passing a run, in ``[0, 1]``.
-    k : int or sequence of int
-        Runs per task, ``>= 1``.
+    ks : int or sequence of int
+        Runs per task, ``>= 1``: the ks of the sweep (``k=`` before, a name
+        kept for one release with a ``PasskDeprecationWarning``).
+    rng : int, numpy.random.Generator or None
+        Seed or generator of numpy's random draws (the sweep does not use the
+        source's mulberry32 stream, which only :func:`simulate_coin` needs).
     tasks : int
         Tasks per evaluation, ``>= 1``.
     evaluations : int
         Evaluations per (p, k), ``>= 1``.
-    rng : int, numpy.random.Generator or None
-        Seed or generator of numpy's random draws (the sweep does not use the
-        source's mulberry32 stream, which only :func:`simulate_coin` needs).
 
     Returns
     -------
@@ -144,6 +150,14 @@ def simulate_sweep(
         pass_pow_k, true_pow_k]``, where ``true_pow_k`` is the true ``p ** k``
         (the column was ``p_pow_k`` before, the name the reliability curve
         gives its estimate ``pass@1 ** k``).
+
+    Raises
+    ------
+    ValueError
+        If `p` or `ks` is empty, a chance is outside ``[0, 1]``, or a k,
+        `tasks` or `evaluations` is not a positive integer.
+    TypeError
+        If `ks` is missing, or given both as ``ks=`` and ``k=``.
 
     Notes
     -----
@@ -161,13 +175,16 @@ def simulate_sweep(
     0.9 1        0.90        0.90
         5        0.59        0.59
     """
-    ps = _grid("p", p, probability)
-    ks = _grid("k", k, positive_int)
+    asked = renamed("k", "ks", k, ks)
+    if asked is None:
+        raise TypeError("simulate_sweep() needs ks, the runs per task: one k or several")
+    ps = _grid("p", p, probability, "p")
+    runs_per_task = _grid("ks", cast("int | Iterable[int]", asked), positive_int, "k")
     size = positive_int("tasks", tasks)
     repeats = positive_int("evaluations", evaluations)
     generator = np.random.default_rng(rng)
-    grid_p = np.repeat(np.asarray(ps, dtype=np.float64), len(ks))
-    grid_k = np.tile(np.asarray(ks, dtype=np.int64), len(ps))
+    grid_p = np.repeat(np.asarray(ps, dtype=np.float64), len(runs_per_task))
+    grid_k = np.tile(np.asarray(runs_per_task, dtype=np.int64), len(ps))
     pass_at_1 = np.empty((len(grid_p), repeats))
     pass_pow_k = np.empty((len(grid_p), repeats))
     for row, (chance, runs) in enumerate(zip(grid_p, grid_k, strict=True)):

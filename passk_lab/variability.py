@@ -23,15 +23,9 @@ from passk_lab._checks import check_size, confidence, positive_int
 from passk_lab._choices import IntervalMethod
 from passk_lab._curve import means
 from passk_lab._data.cells import Cells
-from passk_lab._data.rules import (
-    By,
-    ErrorPolicy,
-    as_frame,
-    errored_runs,
-    is_dask_frame,
-    table_kind,
-)
+from passk_lab._data.rules import By, ErrorPolicy, as_frame, is_dask_frame, table_kind
 from passk_lab._data.tally import Tally, as_tally
+from passk_lab._data.verdicts import errored_runs
 from passk_lab._interval import z_value
 from passk_lab._interval_policy import IntervalSpec, Redraw, mean_intervals
 from passk_lab._run_noise import CELL_BYTES, task_variances, warn_floor
@@ -156,7 +150,7 @@ def variance_components(
     table["between_task_variance"] = components
     table["within_task_variance"] = msw
     table["icc"] = icc
-    flips = task_consistency(summary.to_frame()[[*cells.by, "task", "n", "c"]], cells.by)
+    flips = task_consistency(summary.to_frame()[[*cells.by, "task", "n", "c"]], by=cells.by)
     table["flip_share"] = flips["share_mixed"].to_numpy(dtype=np.float64)
     spread = _run_spread(runs, cells, errors)
     for name in ("min", "max", "sd"):
@@ -189,7 +183,7 @@ def _run_spread(runs: object, cells: Cells, errors: ErrorPolicy) -> pd.DataFrame
                 frame = frame[~flagged]
     if frame.empty:  # every run was left out
         return empty
-    rates = per_run(frame, cells.by)
+    rates = per_run(frame, by=cells.by)
     if cells.by:
         grouped = rates.groupby(list(cells.by), sort=False)["pass_at_1"]
         spread = grouped.agg(["min", "max", "std"]).rename(columns={"std": "sd"}).reset_index()

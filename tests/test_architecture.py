@@ -42,6 +42,7 @@ LAYERS: dict[str, int] = {
     "passk_lab._mean_intervals": 2,
     "passk_lab._interval_policy": 2,
     "passk_lab._curve": 2,
+    "passk_lab._curve_checks": 2,
     "passk_lab._betabinom": 2,
     "passk_lab._betabinom_inflated": 2,
     "passk_lab._betabinom_fit": 2,

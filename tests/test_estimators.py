@@ -496,3 +496,24 @@ def test_curve_columns_are_the_documented_contract():
         pk.simulate_coin(p=0.8, tasks=5, k=2, seed=1).assign(model="m"), by="model", rng=0
     )
     assert grouped.columns.tolist() == ["model", *curve.columns]
+
+
+GROUPED = pk.simulate_coin(p=0.7, tasks=6, k=3, seed=3).assign(model=["a", "b"] * 9)
+
+
+@pytest.mark.parametrize(
+    ("statistic", "specifics"),
+    [
+        (pk.pass_pow_k, (2,)),
+        (pk.pass_at_k, (2,)),
+        (pk.pass_at_1, ()),
+        (pk.plugin_pow_k, (2,)),
+        (pk.analytic_pow_k, (2,)),
+    ],
+)
+def test_a_positional_by_of_the_last_release_works_with_a_warning(statistic, specifics):
+    with pytest.warns(pk.PasskDeprecationWarning, match="by is keyword-only"):
+        old = statistic(GROUPED, *specifics, "model")
+    pd.testing.assert_series_equal(old, statistic(GROUPED, *specifics, by="model"))
+    with pytest.raises(TypeError, match="got by twice"):
+        statistic(GROUPED, *specifics, "model", by="model")

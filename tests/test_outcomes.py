@@ -572,3 +572,13 @@ def test_lists_as_run_numbers_are_refused():
 def test_lists_in_a_tally_are_refused_too():
     with pytest.raises(ValueError, match="task holds a list at row 1"):
         pk.tally(pd.DataFrame({"task": ["a", ["b"]], "n": [2, 2], "c": [1, 1]}))
+
+
+GROUPED = pk.simulate_coin(p=0.7, tasks=6, k=3, seed=3).assign(model=["a", "b"] * 9)
+
+
+@pytest.mark.parametrize("view", [pk.tally, pk.outcome_matrix, pk.per_run, pk.task_consistency])
+def test_a_positional_by_of_the_last_release_works_with_a_warning(view):
+    with pytest.warns(pk.PasskDeprecationWarning, match=r"write [a-z_]+\(\.\.\., by='model'\)"):
+        old = view(GROUPED, "model")
+    pd.testing.assert_frame_equal(old, view(GROUPED, by="model"))

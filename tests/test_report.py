@@ -474,7 +474,7 @@ def test_report_from_a_tally_or_a_dask_frame_has_the_tables_of_the_runs(
     assert expected["errors"]["n_runs_excluded"].max() == 5  # gpt-4o's errored runs
     assert "outcome heatmap is left out" not in grouped.text
     inputs = {
-        "tally": pk.tally(runs, "model", errors=errors),
+        "tally": pk.tally(runs, by="model", errors=errors),
         "dask": dd.from_pandas(runs, npartitions=3),
     }
     for name in given:
@@ -611,7 +611,7 @@ def test_two_models_of_the_same_tasks_are_those_tasks_run_by_both(tmp_path):
             for name, p, seed in [("a", 0.9, 1), ("b", 0.6, 2)]
         ]
     )
-    pk.report.write_report(pk.tally(runs, "model"), tmp_path, **OPTIONS)
+    pk.report.write_report(pk.tally(runs, by="model"), tmp_path, **OPTIONS)
     text = (tmp_path / "report.html").read_text()
     assert "<dt>runs</dt><dd>8 tasks, each run by both models; 48 runs in all</dd>" in text
     assert "tasks: 16" not in text
@@ -652,7 +652,7 @@ def test_no_table_header_on_the_page_is_a_raw_column_name(grouped, tau_report, c
 
 def test_the_curve_table_marks_a_bootstrap_that_gave_way_and_counts_tasks_of_the_group(tmp_path):
     runs = mixed_runs()
-    tally = pk.tally(runs[runs["model"] != "coin-b"], "model", errors="exclude")
+    tally = pk.tally(runs[runs["model"] != "coin-b"], by="model", errors="exclude")
     pk.report.write_report(
         tally, tmp_path, by="model", errors="exclude", method="percentile", n_resamples=200
     )

@@ -35,7 +35,7 @@ def runs():
 @pytest.fixture(scope="module")
 def report(runs, tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
-    tally = pk.tally(runs, "model")  # a tally draws no outcome heatmaps: a faster report
+    tally = pk.tally(runs, by="model")  # a tally draws no outcome heatmaps: a faster report
     written = pk.report.write_report(tally, out, by="model", **OPTIONS)
     return out, [path.name for path in written]
 
@@ -154,7 +154,7 @@ def test_the_page_shows_the_board_its_plots_and_what_it_reads(report, expected):
 
 
 def tally_frame(runs):
-    summary = pk.tally(runs, "model")
+    summary = pk.tally(runs, by="model")
     codes = summary.groupby("model", sort=False).ngroup().to_numpy().astype(np.intp)
     return summary, codes
 

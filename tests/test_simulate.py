@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import passk_lab as pk
 from passk_lab import coin_tasks, evaluate, simulate_coin, simulate_sweep
 
 
@@ -98,14 +99,24 @@ def test_sweep_measures_what_the_binomial_law_says():
 @pytest.mark.parametrize(
     ("arguments", "error", "match"),
     [
-        ({"p": [], "k": 3}, ValueError, "p is empty"),
-        ({"p": 1.5, "k": 3}, ValueError, r"p must be a probability"),
-        ({"p": 0.5, "k": [2, 0]}, ValueError, "k must be a positive integer"),
-        ({"p": 0.5, "k": 2.0}, TypeError, "k must be an integer"),
-        ({"p": 0.5, "k": 2, "tasks": 0}, ValueError, "tasks must be a positive integer"),
-        ({"p": 0.5, "k": 2, "evaluations": 0}, ValueError, "evaluations must be a positive"),
+        ({"p": [], "ks": 3}, ValueError, "p is empty"),
+        ({"p": 1.5, "ks": 3}, ValueError, r"p must be a probability"),
+        ({"p": 0.5, "ks": []}, ValueError, "ks is empty"),
+        ({"p": 0.5, "ks": [2, 0]}, ValueError, "k must be a positive integer"),
+        ({"p": 0.5, "ks": 2.0}, TypeError, "k must be an integer"),
+        ({"p": 0.5, "ks": 2, "tasks": 0}, ValueError, "tasks must be a positive integer"),
+        ({"p": 0.5, "ks": 2, "evaluations": 0}, ValueError, "evaluations must be a positive"),
+        ({"p": 0.5}, TypeError, r"simulate_sweep\(\) needs ks"),
     ],
 )
 def test_sweep_refuses_bad_grids(arguments, error, match):
     with pytest.raises(error, match=match):
         simulate_sweep(**arguments)
+
+
+def test_the_sweeps_ks_were_k_and_the_old_name_works_for_one_release():
+    with pytest.warns(pk.PasskDeprecationWarning, match=r"k= is now ks="):
+        old = simulate_sweep([0.5, 0.9], k=[1, 3], evaluations=3, rng=0)
+    pd.testing.assert_frame_equal(old, simulate_sweep([0.5, 0.9], ks=[1, 3], evaluations=3, rng=0))
+    with pytest.raises(TypeError, match="give ks= only"):
+        simulate_sweep(0.5, ks=[1], k=[1])

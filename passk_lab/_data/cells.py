@@ -27,6 +27,14 @@ class Cells:
     """How many tasks of each group have each (n, c) pair: all the estimators need.
 
     Cells are sorted by group; every group has at least one cell.
+
+    Examples
+    --------
+    >>> from passk_lab._data.tally import as_tally
+    >>> counts = pd.DataFrame({"task": [0, 1, 2], "n": [3, 3, 2], "c": [1, 1, 2]})
+    >>> cells = Cells.from_tally(as_tally(counts))
+    >>> cells.n.tolist(), cells.c.tolist(), cells.tasks.tolist()
+    ([2, 3], [2, 1], [1, 2])
     """
 
     groups: pd.DataFrame  # one row per group: the by columns (no columns without by)
@@ -39,7 +47,19 @@ class Cells:
 
     @classmethod
     def from_tally(cls, summary: Tally) -> Cells:
-        """Collapse a tally's tasks into (group, n, c) cells."""
+        """Collapse a tally's tasks into (group, n, c) cells.
+
+        Parameters
+        ----------
+        summary : Tally
+            The tally, under the error policy the cells count under.
+
+        Returns
+        -------
+        Cells
+            Sorted by group, then by n and c; ``n_runs_excluded`` sums the
+            group's errored runs under ``errors="exclude"``.
+        """
         codes, labels = summary.groups()
         n, c = summary.n, summary.c
         width = int(n.max()) + 1
@@ -74,13 +94,40 @@ class Cells:
         return np.flatnonzero(np.diff(self.group, prepend=-1)).astype(np.intp)
 
     def group_sum(self, values: Floats) -> Floats:
-        """Sum cell rows (cells x columns) within each group, weighted by tasks."""
+        """Sum cell rows (cells x columns) within each group, weighted by tasks.
+
+        Parameters
+        ----------
+        values : numpy.ndarray
+            Cells x columns; NaN (a cell not counted) adds nothing.
+
+        Returns
+        -------
+        numpy.ndarray
+            Groups x columns.
+
+        Examples
+        --------
+        >>> from passk_lab._data.tally import as_tally
+        >>> counts = pd.DataFrame({"task": [0, 1, 2], "n": [3, 3, 2], "c": [1, 1, 2]})
+        >>> cells = Cells.from_tally(as_tally(counts))
+        >>> cells.group_sum(np.array([[1.0], [np.nan]])).tolist()
+        [[1.0]]
+        """
         weighted = np.nan_to_num(values * self.tasks[:, None], nan=0.0)
         total: Floats = np.add.reduceat(weighted, self.starts, axis=0)
         return total
 
     def max_n(self) -> Ints:
-        """Return the most runs any task of each group has."""
+        """Return the most runs any task of each group has, one per group.
+
+        Examples
+        --------
+        >>> from passk_lab._data.tally import as_tally
+        >>> counts = pd.DataFrame({"task": [0, 1], "n": [3, 5], "c": [1, 1]})
+        >>> Cells.from_tally(as_tally(counts)).max_n().tolist()
+        [5]
+        """
         largest: Ints = np.maximum.reduceat(self.n, self.starts)
         return largest
 
@@ -121,7 +168,28 @@ class Cells:
 
 
 def products(n: Ints, good: Ints, ks: Ints) -> Floats:
-    """``C(good, k) / C(n, k)`` for every cell and k: NaN where ``k > n``."""
+    """Return ``C(good, k) / C(n, k)`` for every cell and k: NaN where ``k > n``.
+
+    The running product of ``(good - i) / (n - i)``, never factorials.
+
+    Parameters
+    ----------
+    n, good : numpy.ndarray of int
+        Per cell: its runs, and the runs counted good (passes for pass^k,
+        failures for pass@k).
+    ks : numpy.ndarray of int
+        The ks, each ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        Cells x ks.
+
+    Examples
+    --------
+    >>> products(np.array([4]), np.array([2]), np.array([1, 2, 3, 5]))
+    array([[0.5       , 0.16666667, 0.        ,        nan]])
+    """
     depth = int(min(ks.max(), n.max()))
     i = np.arange(depth)
     above = n[:, None] - i
@@ -139,8 +207,22 @@ def products(n: Ints, good: Ints, ks: Ints) -> Floats:
 
 
 def pass_pow_k_values(n: Ints, c: Ints, ks: Ints) -> Floats:
-    """Each cell's pass^k, ``C(c, k) / C(n, k)``, for every k: NaN where ``k > n``.
+    """Return each cell's pass^k, ``C(c, k) / C(n, k)``, for every k: NaN where ``k > n``.
 
+    Parameters
+    ----------
+    n, c : numpy.ndarray of int
+        Per cell: its runs and its passes.
+    ks : numpy.ndarray of int
+        The ks, each ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        Cells x ks.
+
+    Examples
+    --------
     >>> pass_pow_k_values(np.array([4]), np.array([3]), np.array([1, 2, 5]))
     array([[0.75, 0.5 ,  nan]])
     """
@@ -148,8 +230,22 @@ def pass_pow_k_values(n: Ints, c: Ints, ks: Ints) -> Floats:
 
 
 def pass_at_k_values(n: Ints, c: Ints, ks: Ints) -> Floats:
-    """Each cell's pass@k, ``1 - C(n - c, k) / C(n, k)``, for every k: NaN where ``k > n``.
+    """Return each cell's pass@k, ``1 - C(n - c, k) / C(n, k)``, for every k: NaN where ``k > n``.
 
+    Parameters
+    ----------
+    n, c : numpy.ndarray of int
+        Per cell: its runs and its passes.
+    ks : numpy.ndarray of int
+        The ks, each ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        Cells x ks.
+
+    Examples
+    --------
     >>> pass_at_k_values(np.array([4]), np.array([1]), np.array([1, 2, 5]))
     array([[0.25, 0.5 ,  nan]])
     """

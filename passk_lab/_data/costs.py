@@ -41,6 +41,16 @@ COST_PREFIX = "cost_"
 def cost_names(columns: Iterable[Hashable]) -> list[str]:
     """Return the names of a table's cost columns, ``cost_<name>``, in the table's order.
 
+    Parameters
+    ----------
+    columns : iterable of hashable
+        A table's columns.
+
+    Returns
+    -------
+    list of str
+        Those named ``cost_`` and something more.
+
     Examples
     --------
     >>> cost_names(["task", "run", "passed", "cost_usd", "cost_tokens", "cost_"])

@@ -3,7 +3,8 @@
 A runs log larger than one machine's memory can stay a
 :class:`dask.dataframe.DataFrame`: :func:`passk_lab.tally`, and so every
 estimator, takes one. Each partition is checked by the rules a pandas table
-is checked by (:mod:`passk_lab._data.rules`, the only module this one
+is checked by (:mod:`passk_lab._data.rules`, :mod:`passk_lab._data.verdicts`
+and the messages of :mod:`passk_lab._data.units`, the only modules this one
 imports), a group-by counts runs and passes per (group..., task) where the
 data lives, and only those counts -- one row per task -- come back, for
 :mod:`passk_lab._data.tally` to make a tally of. From there the estimators
@@ -21,15 +22,9 @@ from typing import Any, NamedTuple, NoReturn
 import numpy as np
 import pandas as pd
 
-from passk_lab._data.rules import (
-    errored_runs,
-    missing_key,
-    repeated_run,
-    require_runs_columns,
-    run_index,
-    verdicts,
-    warn_passed_and_errored,
-)
+from passk_lab._data.rules import require_runs_columns
+from passk_lab._data.units import missing_key, repeated_run
+from passk_lab._data.verdicts import errored_runs, run_index, verdicts, warn_passed_and_errored
 from passk_lab._typing import Ints
 
 __all__ = ["Counts", "count_runs"]
@@ -101,6 +96,32 @@ def count_runs(runs: Any, by: tuple[str, ...], threshold: float) -> Counts:
 
     Tasks come in order of first appearance, as from a pandas table; the runs
     stay where they are and one row per task (and word of 32 runs) comes back.
+
+    Parameters
+    ----------
+    runs : dask.dataframe.DataFrame
+        A runs table.
+    by : tuple of str
+        Its grouping columns.
+    threshold : float
+        The reward a run needs to pass, when there is no ``passed``.
+
+    Returns
+    -------
+    Counts
+
+    Raises
+    ------
+    ValueError
+        If a partition breaks a rule of a runs table, or a run repeats.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd
+    >>> runs = pd.DataFrame({"task": [0, 0, 1], "run": [0, 1, 0], "passed": [True, False, True]})
+    >>> counts = count_runs(dd.from_pandas(runs, npartitions=2), (), 1.0)
+    >>> counts.n.tolist(), counts.c.tolist(), counts.n_errors
+    ([2, 1], [1, 1], None)
 
     Notes
     -----

@@ -14,8 +14,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from passk_lab._data.rules import run_flags
 from passk_lab._data.tally import Tally, check_runs, tally_checked
+from passk_lab._data.verdicts import run_flags
 from passk_lab._typing import Ints
 
 __all__ = ["RUN_STATES", "Grid", "grid_frame", "run_grid"]
@@ -41,6 +41,35 @@ def run_grid(
     The codes are 1 for a pass and 0 for a failure, or with `states` the
     position of the run's state in :data:`RUN_STATES`; -1 where a task has
     no such run.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        A runs table.
+    by : tuple of str
+        Its grouping columns.
+    threshold : float
+        The reward a run needs to pass, when there is no ``passed``.
+    states : bool
+        Code each run's state instead of its verdict.
+
+    Returns
+    -------
+    Grid
+        The tally under ``errors="fail"`` and the tasks x runs codes.
+
+    Raises
+    ------
+    ValueError
+        If the table breaks a rule of a runs table.
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"task": ["a", "a", "b"], "run": [0, 1, 1],
+    ...                      "passed": [True, False, True]})
+    >>> grid = run_grid(runs, (), 1.0)
+    >>> grid.codes.tolist(), grid.columns.tolist(), grid.tally.n.tolist()
+    ([[1, 0], [-1, 1]], [0, 1], [2, 1])
     """
     checked = check_runs(runs, by, threshold)
     summary = tally_checked(runs, by, "fail", checked)
@@ -58,7 +87,29 @@ def run_grid(
 
 
 def grid_frame(grid: Grid) -> pd.DataFrame:
-    """Return the outcome matrix of a grid: index ``[*by, task]``, one column per run index."""
+    """Return the outcome matrix of a grid: index ``[*by, task]``, one column per run index.
+
+    Parameters
+    ----------
+    grid : Grid
+        From :func:`run_grid`.
+
+    Returns
+    -------
+    DataFrame
+        Nullable booleans, or with the grid's states categorical ones of
+        :data:`RUN_STATES`; missing where a task has no such run.
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"task": ["a", "a", "b"], "run": [0, 1, 1],
+    ...                      "passed": [True, False, True]})
+    >>> grid_frame(run_grid(runs, (), 1.0))
+    run      0      1
+    task
+    a     True  False
+    b     <NA>   True
+    """
     summary = grid.tally
     index = (
         pd.MultiIndex.from_frame(summary.labels)

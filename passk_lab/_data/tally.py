@@ -2,52 +2,72 @@
 
 :func:`as_tally` is the one entry point. It takes a runs table, an outcome
 matrix (a DataFrame indexed by task, or a 2-D bool array), a tally table
-``[*by, task, n, c]`` or a Dask DataFrame of runs, tells which it is by one
-rule (:func:`~passk_lab._data.rules.table_kind`), checks it by the rules of
-:mod:`passk_lab._data.rules`, and returns a :class:`Tally`.
+``[*by, task, n, c]``, a Dask DataFrame of runs, or a :class:`Tally` already
+made; tells which it is by one rule (:func:`~passk_lab._data.rules.table_kind`),
+checks it by the rules of :mod:`passk_lab._data.rules` and
+:mod:`passk_lab._data.verdicts`, and returns a
+:class:`Tally`. A :class:`Tally` given is checked already: it comes back as it
+is, or under another error policy (see :func:`as_tally`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from passk_lab._data.matrix import count_matrix
 from passk_lab._data.rules import (
     By,
     ErrorPolicy,
     as_frame,
-    bool_bytes,
     by_columns,
-    check_matrix_labels,
     display,
-    errored_runs,
     is_dask_frame,
     policy,
     refuse_mixed_ids,
     refuse_nested,
     require_columns,
     require_runs_columns,
-    run_numbers,
     table_kind,
+)
+from passk_lab._data.units import BLOCK, Units, check_unique_runs, find_units
+from passk_lab._data.verdicts import (
+    errored_runs,
+    run_numbers,
     verdicts,
     warn_passed_and_errored,
 )
-from passk_lab._data.units import BLOCK, Units, check_unique_runs, find_units
 from passk_lab._errors import with_keywords
 from passk_lab._typing import Bools, Ints
 
-__all__ = ["Checked", "Tally", "as_tally", "check_runs", "tally_checked"]
+__all__ = ["Checked", "Tally", "TallyInput", "as_tally", "check_runs", "tally_checked"]
 
 
 @dataclass(frozen=True, eq=False)
 class Tally:
     """Per (group..., task): runs `n`, passes `c`, and errored runs, as arrays.
 
-    The sufficient statistic every estimator uses; build it with :func:`tally`.
+    The sufficient statistic every estimator uses; build it with
+    :func:`as_tally`, and give it to any statistic in place of the runs it
+    was counted from (with the same `by`): it is not checked again.
+    `n` counts the runs under the error policy `errors`; `n_errors` counts
+    the errored or timed-out runs whichever the policy, so that
+    :meth:`under` gives the tally under the other policy exactly, or is None
+    when no run recorded an error (both policies then count alike).
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"task": ["a", "a", "b"], "run": [0, 1, 0],
+    ...                      "passed": [True, False, True], "error": [None, "429", None]})
+    >>> summary = as_tally(runs)
+    >>> summary.n.tolist(), summary.c.tolist(), summary.n_errors.tolist(), summary.errors
+    ([2, 1], [1, 1], [1, 0], 'fail')
+    >>> summary.under("exclude").n.tolist()
+    [1, 1]
     """
 
     labels: pd.DataFrame  # one row per task: the group columns, then task
@@ -58,7 +78,22 @@ class Tally:
     errors: ErrorPolicy
 
     def groups(self) -> tuple[npt.NDArray[np.intp], pd.DataFrame]:
-        """Return the group of every task and the groups' labels, in order of first appearance."""
+        """Return the group of every task and the groups' labels, in order of first appearance.
+
+        Returns
+        -------
+        codes : numpy.ndarray of intp
+            The group of every task (all 0 without groups).
+        labels : DataFrame
+            One row per group, the `by` columns (one row, no columns, without groups).
+
+        Examples
+        --------
+        >>> counts = pd.DataFrame({"model": ["y", "x", "y"], "task": [0, 0, 1], "n": 2, "c": 1})
+        >>> codes, labels = as_tally(counts, "model").groups()
+        >>> codes.tolist(), labels["model"].tolist()
+        ([0, 1, 0], ['y', 'x'])
+        """
         if not self.by:
             return np.zeros(len(self.n), dtype=np.intp), pd.DataFrame(index=range(1))
         labels = self.labels[list(self.by)]
@@ -67,23 +102,58 @@ class Tally:
         return codes, labels.iloc[first].reset_index(drop=True)
 
     def without_errors(self) -> Tally:
-        """Return the tally under ``errors="exclude"``: errored runs left out of `n`."""
+        """Return the tally under ``errors="exclude"``: errored runs left out of `n`.
+
+        Returns
+        -------
+        Tally
+            `n` less `n_errors` if the tally was under ``"fail"``; the same counts otherwise.
+        """
         if self.errors == "exclude" or self.n_errors is None:
             return replace(self, errors="exclude")
         return replace(self, n=self.n - self.n_errors, errors="exclude")
 
     def with_errors(self) -> Tally:
-        """Return the tally under ``errors="fail"``: errored runs counted as failed runs."""
+        """Return the tally under ``errors="fail"``: errored runs counted as failed runs.
+
+        Returns
+        -------
+        Tally
+            `n` plus `n_errors` if the tally was under ``"exclude"``; the same counts otherwise.
+        """
         if self.errors == "fail" or self.n_errors is None:
             return replace(self, errors="fail")
         return replace(self, n=self.n + self.n_errors, errors="fail")
 
     def under(self, errors: ErrorPolicy) -> Tally:
-        """Return the tally under the error policy `errors`."""
+        """Return the tally under the error policy `errors`.
+
+        Parameters
+        ----------
+        errors : {"fail", "exclude"}
+
+        Returns
+        -------
+        Tally
+            :meth:`without_errors` or :meth:`with_errors`.
+        """
         return self.without_errors() if errors == "exclude" else self.with_errors()
 
     def to_frame(self) -> pd.DataFrame:
-        """Return the tally as a DataFrame: ``[*by, task, n, c]`` (``n_errors`` if recorded)."""
+        """Return the tally as a DataFrame: ``[*by, task, n, c]`` (``n_errors`` if recorded).
+
+        Returns
+        -------
+        DataFrame
+            One row per task, as :func:`passk_lab.tally` returns it.
+
+        Examples
+        --------
+        >>> runs = pd.DataFrame({"task": [0, 0], "run": [0, 1], "passed": [True, False]})
+        >>> as_tally(runs).to_frame()
+           task  n  c
+        0     0  2  1
+        """
         frame = self.labels.reset_index(drop=True).assign(n=self.n, c=self.c)
         if self.n_errors is not None:
             frame["n_errors"] = self.n_errors
@@ -92,7 +162,15 @@ class Tally:
 
 @dataclass(frozen=True, eq=False)
 class Checked:
-    """A runs table's columns, validated: one verdict and one run index per row."""
+    """A runs table's columns, validated: one verdict and one run index per row.
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"task": [0, 0], "run": [0, 1], "passed": [True, False]})
+    >>> checked = check_runs(runs, (), 1.0)
+    >>> checked.passed.tolist(), checked.errored, checked.units.size
+    ([True, False], None, 1)
+    """
 
     passed: Bools  # errored and timed-out runs already count as failed
     run: npt.NDArray[np.integer[Any]]  # in the run column's own integer type
@@ -102,7 +180,28 @@ class Checked:
 
 
 def check_runs(runs: pd.DataFrame, by: tuple[str, ...], threshold: float) -> Checked:
-    """Check a runs table by every rule and return its verdicts, run indices and units."""
+    """Check a runs table by every rule and return its verdicts, run indices and units.
+
+    A run marked passed that errored becomes a failed run, with a warning.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        The runs table.
+    by : tuple of str
+        Its grouping columns.
+    threshold : float
+        The reward a run needs to pass, when there is no ``passed``.
+
+    Returns
+    -------
+    Checked
+
+    Raises
+    ------
+    ValueError
+        If the table breaks a rule (the message names the column and the fix).
+    """
     require_runs_columns(runs, by)
     passed = verdicts(runs, threshold)
     run = run_numbers(runs)
@@ -135,7 +234,31 @@ def _tally_runs(
 def tally_checked(
     runs: pd.DataFrame, by: tuple[str, ...], errors: ErrorPolicy, checked: Checked
 ) -> Tally:
-    """Count the checked runs of each unit into a tally under the error policy `errors`."""
+    """Count the checked runs of each unit into a tally under the error policy `errors`.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        The runs table `checked` was made of.
+    by : tuple of str
+        Its grouping columns.
+    errors : {"fail", "exclude"}
+        The policy of the tally.
+    checked : Checked
+        From :func:`check_runs`.
+
+    Returns
+    -------
+    Tally
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"task": [0, 0], "run": [0, 1], "passed": [True, False],
+    ...                      "timed_out": [False, True]})
+    >>> summary = tally_checked(runs, (), "exclude", check_runs(runs, (), 1.0))
+    >>> summary.n.tolist(), summary.c.tolist(), summary.n_errors.tolist()
+    ([1], [1], [1])
+    """
     units = checked.units
     n_errors = None if checked.errored is None else units.count(checked.errored)
     summary = Tally(
@@ -187,98 +310,75 @@ def _tally_frame(frame: pd.DataFrame, by: tuple[str, ...], errors: ErrorPolicy) 
 def _tally_matrix(
     matrix: pd.DataFrame | np.ndarray, by: tuple[str, ...], errors: ErrorPolicy
 ) -> Tally:
-    if isinstance(matrix, np.ndarray):
-        if by:
-            raise ValueError("by needs labelled groups: give the outcome matrix as a DataFrame")
-        if matrix.ndim != 2 or matrix.dtype != np.bool_:
-            raise ValueError(
-                f"an outcome matrix array must be 2-D bool (tasks x runs), got "
-                f"{matrix.ndim}-D {matrix.dtype}"
-            )
-        c = _row_passes(matrix)
-        n = np.full(len(matrix), matrix.shape[1], dtype=np.int64)
-        labels = pd.DataFrame({"task": np.arange(len(matrix), dtype=np.int64)}, copy=False)
-        return Tally(labels=labels, n=n, c=c, n_errors=None, by=(), errors=errors)
-    names = list(matrix.index.names)
-    if not names or names[-1] != "task":
-        raise ValueError("an outcome matrix's index must end with a level named task")
-    missing = [name for name in by if name not in names]
-    if missing:
-        raise ValueError(f"by names {missing}, which are not index levels of the outcome matrix")
-    check_matrix_labels(matrix)
-    n = np.zeros(len(matrix), dtype=np.int64)
-    c = np.zeros(len(matrix), dtype=np.int64)
-    for name, column in matrix.items():
-        if not pd.api.types.is_bool_dtype(column.dtype):
-            raise ValueError(
-                f"outcome matrix column {name!r} has dtype {column.dtype}; the cells must be "
-                f"boolean (nullable boolean for missing runs)"
-            )
-        values = column.array
-        if isinstance(values, pd.arrays.BooleanArray):
-            present = ~values.isna()
-            n += present
-            c += values.to_numpy(dtype=np.bool_, na_value=False)
-        else:
-            n += 1
-            c += column.to_numpy(dtype=np.bool_)
-    labels = matrix.index.to_frame(index=False)[[*by, "task"]]
-    return Tally(labels=labels, n=n, c=c, n_errors=None, by=by, errors=errors)
+    counts = count_matrix(matrix, by)  # an array takes no groups
+    return Tally(labels=counts.labels, n=counts.n, c=counts.c, n_errors=None, by=by, errors=errors)
 
 
-_BLOCK_BYTES = 1 << 18  # rows of the matrix summed at once: they stay in the cache
-_BYTE_ONES = np.uint64(0x0101010101010101)
-_WORDS = 31  # words of a row summed before their bytes are gathered: 8 * 31 < 256
+DaskFrame: TypeAlias = Any
+"""A ``dask.dataframe.DataFrame`` (Dask is an optional dependency, so it is not named here)."""
 
-
-def _row_passes(matrix: Bools) -> Ints:
-    """Count each row's True cells of a 2-D bool array, eight cells to a machine word.
-
-    A bool is one byte, 0 or 1 (:func:`bool_bytes`). Up to 31 of a row's 8-byte words hold at most
-    248 passes, so their sum has no carry between bytes and neither has the
-    sum of its eight bytes, which multiplying by ``0x0101010101010101``
-    gathers into the top byte: the count, at about three operations a word, a
-    few times faster than ``matrix.sum(axis=1)``. Rows are
-    taken a cache-sized block at a time; a matrix whose rows are not
-    contiguous is summed by numpy.
-    """
-    rows, width = matrix.shape
-    cells = bool_bytes(matrix)
-    if not cells.flags.c_contiguous:
-        summed: Ints = cells.sum(axis=1, dtype=np.int64)
-        return summed
-    whole = width // 8
-    counts = np.empty(rows, dtype=np.int64)
-    step = max(1, _BLOCK_BYTES // max(width, 1))
-    spare = np.empty(min(step, rows), dtype=np.uint64)
-    for low in range(0, rows, step):
-        block = cells[low : low + step]
-        total = counts[low : low + len(block)]
-        total[:] = 0
-        if whole:
-            words = np.ascontiguousarray(block[:, : whole * 8]).view(np.uint64)
-            word_sum = spare[: len(block)]
-            for first in range(0, whole, _WORDS):
-                np.copyto(word_sum, words[:, first])
-                for column in range(first + 1, min(first + _WORDS, whole)):
-                    word_sum += words[:, column]
-                word_sum *= _BYTE_ONES
-                word_sum >>= np.uint64(56)
-                total += word_sum.view(np.int64)
-        for column in range(whole * 8, width):
-            total += block[:, column]
-    return counts
+TallyInput: TypeAlias = pd.DataFrame | np.ndarray | Tally | DaskFrame
+"""Whatever :func:`as_tally` takes, and so every statistic: runs, a matrix, a tally, Dask."""
 
 
 def as_tally(
-    data: object, by: By = None, *, errors: ErrorPolicy = "fail", threshold: float = 1.0
+    data: TallyInput, by: By = None, *, errors: ErrorPolicy = "fail", threshold: float = 1.0
 ) -> Tally:
-    """Reduce runs, an outcome matrix or a tally (pandas or Dask) to a :class:`Tally`.
+    """Reduce runs, an outcome matrix or a tally (pandas, Dask or a :class:`Tally`) to a Tally.
 
     Which of them a DataFrame is follows :func:`~passk_lab._data.rules.table_kind`.
+
+    Parameters
+    ----------
+    data : DataFrame, numpy.ndarray, Tally or dask.dataframe.DataFrame
+        A runs table, an outcome matrix (a DataFrame indexed by task, or a 2-D
+        bool array), a tally table ``[*by, task, n, c]`` (``n_errors``
+        optional), a Dask DataFrame of any of them, or a :class:`Tally`.
+    by : str or list of str, optional
+        Grouping columns. A :class:`Tally` keeps the groups it was counted
+        with: `by` must name them (None for a tally without groups).
+    errors : {"fail", "exclude"}
+        The error policy the result counts under: an errored or timed-out run
+        is a failed run, or is left out of `n`. A runs table is counted under
+        it. A tally table cannot say how its `n` was counted, so `errors` says
+        it (its ``n_errors``, if any, then says how many runs errored). A
+        :class:`Tally` stands for the runs it was counted from: under its own
+        policy it comes back as it is (the same object, not checked again),
+        under the other one as :meth:`Tally.under` gives it, exactly, from the
+        errored runs it counts -- so a statistic of ``as_tally(runs, by=b)``
+        equals that of `runs` under every `errors`.
+    threshold : float
+        The reward a run needs to pass, for a runs table with ``reward`` and
+        no ``passed``; any other input is judged already.
+
+    Returns
+    -------
+    Tally
+
+    Raises
+    ------
+    ValueError
+        If the table is none of the kinds, breaks a rule of
+        :mod:`passk_lab._data.rules` or :mod:`passk_lab._data.verdicts` (the
+        message names the column and the fix), or is a :class:`Tally` whose
+        groups are not `by`.
+    TypeError
+        If `data` is none of the kinds above.
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"task": [0, 0, 1, 1], "run": [0, 1, 0, 1],
+    ...                      "passed": [True, False, True, True]})
+    >>> summary = as_tally(runs)
+    >>> summary.n.tolist(), summary.c.tolist()
+    ([2, 2], [1, 2])
+    >>> as_tally(summary) is summary
+    True
     """
     rule = policy(errors)
     groups = by_columns(by)
+    if isinstance(data, Tally):
+        return _given(data, groups, rule)
     if is_dask_frame(data):
         summary = _tally_dask(data, groups, rule, threshold)
     elif isinstance(data, np.ndarray):
@@ -294,6 +394,22 @@ def as_tally(
             summary = _tally_runs(frame, groups, rule, threshold)
     refuse_mixed_ids(summary.labels)  # over the distinct ids only: one row per task
     return summary
+
+
+def _given(summary: Tally, by: tuple[str, ...], errors: ErrorPolicy) -> Tally:
+    """Return a Tally given to a statistic under `errors`, refusing groups other than its own."""
+    if by != summary.by:
+        has = f"is grouped by {list(summary.by)}" if summary.by else "has no groups"
+        asked = f"by={list(by)}" if by else "no groups"
+        fix = f"by={list(summary.by)!r}" if summary.by else "no by"
+        raise with_keywords(
+            ValueError(
+                f"this tally {has}, and the call asks for {asked}: a tally keeps the groups it "
+                f"was counted with; give {fix}, or tally the runs again with the groups wanted"
+            ),
+            "by",
+        )
+    return summary if errors == summary.errors else summary.under(errors)
 
 
 def _tally_dask(data: Any, by: tuple[str, ...], errors: ErrorPolicy, threshold: float) -> Tally:

@@ -20,10 +20,11 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from passk_lab._data.rules import bool_bytes, missing_key, repeated_run
+from passk_lab._data.rules import display
+from passk_lab._data.verdicts import bool_bytes
 from passk_lab._typing import Bools, Ints
 
-__all__ = ["BLOCK", "Units", "check_unique_runs", "find_units"]
+__all__ = ["BLOCK", "Units", "check_unique_runs", "find_units", "missing_key", "repeated_run"]
 
 _SMALL = 1 << 20  # a bincount over this many values costs less than hashing them
 BLOCK = 1 << 18
@@ -199,7 +200,14 @@ def _first_appearance(codes: list[Ints], small: Ints | None) -> Ints:
 
 @dataclass(frozen=True, eq=False)
 class Units:
-    """The rows of a runs table, split by (group..., task) in order of first appearance."""
+    """The rows of a runs table, split by (group..., task) in order of first appearance.
+
+    Examples
+    --------
+    >>> units = find_units(pd.DataFrame({"task": ["a", "a", "b"]}), ["task"])
+    >>> units.size, units.sizes.tolist(), units.count(np.array([True, False, True])).tolist()
+    (2, [2, 1], [1, 1])
+    """
 
     codes: npt.NDArray[np.intp] | None  # unit of every row; None when units are contiguous
     starts: npt.NDArray[np.intp]  # first row of every unit
@@ -208,15 +216,42 @@ class Units:
 
     @property
     def size(self) -> int:
+        """The number of units."""
         return len(self.starts)
 
     def row_codes(self, n_rows: int) -> npt.NDArray[np.intp]:
+        """Return the unit of every row.
+
+        Parameters
+        ----------
+        n_rows : int
+            The rows of the table (the last unit runs to it when units are contiguous).
+
+        Returns
+        -------
+        numpy.ndarray of intp
+
+        Examples
+        --------
+        >>> find_units(pd.DataFrame({"task": ["a", "a", "b"]}), ["task"]).row_codes(3).tolist()
+        [0, 0, 1]
+        """
         if self.codes is not None:
             return self.codes
         return np.repeat(np.arange(self.size, dtype=np.intp), np.diff(self.starts, append=n_rows))
 
     def count(self, mask: Bools | None) -> Ints:
-        """Rows (or rows where `mask` holds) per unit."""
+        """Return the rows (or the rows where `mask` holds) of every unit.
+
+        Parameters
+        ----------
+        mask : numpy.ndarray of bool, or None
+            One flag per row; None counts every row.
+
+        Returns
+        -------
+        numpy.ndarray of int64
+        """
         if mask is None:
             return self.sizes
         if self.codes is None:
@@ -258,7 +293,32 @@ def _frame(columns: dict[str, Any], rows: npt.NDArray[np.intp] | None = None) ->
 
 
 def find_units(runs: pd.DataFrame, keys: Sequence[str]) -> Units:
-    """Split the rows of `runs` by the values of `keys`, in order of first appearance."""
+    """Split the rows of `runs` by the values of `keys`, in order of first appearance.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        The runs table.
+    keys : sequence of str
+        Its unit columns, ``[*by, "task"]``.
+
+    Returns
+    -------
+    Units
+
+    Raises
+    ------
+    ValueError
+        If a key is missing in some row.
+    TypeError
+        If an id cannot be hashed (a list, say).
+
+    Examples
+    --------
+    >>> units = find_units(pd.DataFrame({"task": [2, 1, 2]}), ["task"])
+    >>> units.labels["task"].tolist(), units.codes.tolist()
+    ([2, 1], [0, 1, 0])
+    """
     n_rows = len(runs)
     columns = [_key(runs[name]) for name in keys]
     try:
@@ -313,7 +373,32 @@ def _runs_increase(run: npt.NDArray[np.integer[Any]], starts: npt.NDArray[np.int
 def check_unique_runs(
     runs: pd.DataFrame, keys: Sequence[str], units: Units, run: npt.NDArray[np.integer[Any]]
 ) -> None:
-    """Refuse a run index that appears twice in one unit, naming the unit and the run."""
+    """Refuse a run index that appears twice in one unit, naming the unit and the run.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        The runs table.
+    keys : sequence of str
+        Its unit columns, ``[*by, "task"]``.
+    units : Units
+        Its units, from :func:`find_units`.
+    run : numpy.ndarray of int
+        The run index of every row.
+
+    Raises
+    ------
+    ValueError
+        :func:`repeated_run`'s, for the first repeated run.
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"task": ["a", "a"], "run": [0, 0]})
+    >>> check_unique_runs(runs, ["task"], find_units(runs, ["task"]), np.array([0, 0]))
+    Traceback (most recent call last):
+    ...
+    ValueError: run 0 of task='a' appears 2 times; ...
+    """
     if units.codes is None and _runs_increase(run, units.starts):
         return
     run = run.astype(np.int64, copy=False)
@@ -337,3 +422,68 @@ def check_unique_runs(
         times = int(np.sum((unit == duplicate_unit) & (run == duplicate_run)))
     head = int(units.starts[duplicate_unit])
     raise repeated_run(keys, [runs[name].iloc[head] for name in keys], duplicate_run, times)
+
+
+def missing_key(name: str, rows: int) -> ValueError:
+    """Return the error for a task (or group) column missing in `rows` rows.
+
+    Parameters
+    ----------
+    name : str
+        The column.
+    rows : int
+        The rows where it is missing.
+
+    Returns
+    -------
+    ValueError
+        To raise.
+
+    Examples
+    --------
+    >>> str(missing_key("task", 2))
+    'task is missing in 2 row(s); every run needs a task: fill or drop those rows deliberately'
+    """
+    return ValueError(
+        f"{name} is missing in {rows} row(s); every run needs a {name}: fill or drop those rows "
+        f"deliberately"
+    )
+
+
+def repeated_run(keys: Sequence[str], values: Sequence[object], run: int, times: int) -> ValueError:
+    """Return the error for a run that appears `times` times in one task (and group).
+
+    Parameters
+    ----------
+    keys : sequence of str
+        The unit's columns, ``[*by, "task"]``.
+    values : sequence of object
+        Their values in the unit.
+    run : int
+        The run repeated.
+    times : int
+        How often it appears.
+
+    Returns
+    -------
+    ValueError
+        To raise, saying how to keep two evaluations apart or drop copies.
+
+    Examples
+    --------
+    >>> str(repeated_run(["task"], ["a"], 0, 2))[:60]
+    "run 0 of task='a' appears 2 times; each (task, run) must be "
+    """
+    where = ", ".join(
+        f"{name}={display(value)!r}" for name, value in zip(keys, values, strict=True)
+    )
+    groups = list(keys[:-1])
+    apart = [*groups, "evaluation"]
+    return ValueError(
+        f"run {run} of {where} appears {times} times; each ({', '.join(keys)}, run) must be "
+        f"unique. If two evaluations were put together (pd.concat of two logs that share run "
+        f"numbers), add a column telling them apart, runs['evaluation'] = ..., and pass it in "
+        f"by={apart!r}; if the rows are copies, drop them: runs.drop_duplicates(). Renumber "
+        f"only rows that are truly distinct runs of one evaluation: runs['run'] = "
+        f"runs.groupby({list(keys)!r}).cumcount()"
+    )

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from passk_lab._data.rules import REWARD_TOLERANCE, passed_from_reward
+from passk_lab._data.verdicts import REWARD_TOLERANCE, passed_from_reward
 from passk_lab._errors import with_keywords
 from passk_lab._typing import Bools
 
