@@ -28,6 +28,7 @@ from passk_lab._choices import IntervalMethod
 from passk_lab._curve import cells_of
 from passk_lab._data.cells import Cells
 from passk_lab._data.rules import By, ErrorPolicy
+from passk_lab._data.tally import TallyInput
 from passk_lab._interval_policy import IntervalSpec, MeanIntervals, Redraw, mean_intervals
 from passk_lab._typing import Floats, Ints
 from passk_lab._warnings import (
@@ -47,7 +48,7 @@ Tau: TypeAlias = float | Literal["mean"]
 
 @by_keyword(3)
 def g_pass_at_k(
-    runs: pd.DataFrame | np.ndarray,
+    runs: TallyInput,
     ks: int | Iterable[int] | None = None,
     tau: float | str | Iterable[float | str] | None = None,
     *,

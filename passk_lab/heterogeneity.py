@@ -28,7 +28,7 @@ from passk_lab._betabinom_summary import line_fields, table_rows
 from passk_lab._checks import confidence, positive_int
 from passk_lab._data.cells import Cells
 from passk_lab._data.rules import ErrorPolicy
-from passk_lab._data.tally import as_tally
+from passk_lab._data.tally import TallyInput, as_tally
 from passk_lab._goodness_of_fit import GoodnessOfFit, chi2_sf, expected_counts
 from passk_lab._interval import ConfidenceInterval
 from passk_lab._summary import summary_html, summary_repr
@@ -350,7 +350,7 @@ def fit_cells(n: Ints, c: Ints, tasks: Ints, *, model: Model = "auto") -> BetaBi
 
 
 def fit_betabinom(
-    runs: pd.DataFrame | np.ndarray, *, errors: ErrorPolicy = "fail", model: Model = "auto"
+    runs: TallyInput, *, errors: ErrorPolicy = "fail", model: Model = "auto"
 ) -> BetaBinomialFit:
     """Fit a beta-binomial model of task difficulty to runs, by maximum likelihood.
 
@@ -419,7 +419,7 @@ def fit_betabinom(
 
 
 def success_counts(
-    runs: pd.DataFrame | np.ndarray, *, errors: ErrorPolicy = "fail", model: Model = "auto"
+    runs: TallyInput, *, errors: ErrorPolicy = "fail", model: Model = "auto"
 ) -> pd.DataFrame:
     """Count the tasks that passed 0, 1, ..., n of their runs, beside what each model expects.
 

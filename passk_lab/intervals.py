@@ -29,7 +29,7 @@ from passk_lab._checks import confidence
 from passk_lab._choices import BINOMIAL_METHODS, BinomialMethod, SEMethod
 from passk_lab._data.cells import Cells
 from passk_lab._data.rules import ErrorPolicy
-from passk_lab._data.tally import as_tally
+from passk_lab._data.tally import TallyInput, as_tally
 from passk_lab._errors import with_keywords
 from passk_lab._interval import (
     ConfidenceInterval,
@@ -330,7 +330,7 @@ class PassAt1SE:
         return pd.DataFrame([fields])
 
 
-def pass_at_1_se(runs: pd.DataFrame | np.ndarray, *, errors: ErrorPolicy = "fail") -> PassAt1SE:
+def pass_at_1_se(runs: TallyInput, *, errors: ErrorPolicy = "fail") -> PassAt1SE:
     """Return pass@1 with its clustered standard error and the naive one.
 
     Runs of one task are not independent: a hard task fails again and again.

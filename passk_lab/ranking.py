@@ -31,6 +31,7 @@ from passk_lab._choices import (
 )
 from passk_lab._data.cells import pass_at_k_values, pass_pow_k_values
 from passk_lab._data.rules import By
+from passk_lab._data.tally import TallyInput
 from passk_lab._interval_policy import IntervalSpec, Redraw, mean_intervals
 from passk_lab._pair_tests import (
     check_adjust,
@@ -49,7 +50,7 @@ __all__ = ["leaderboard", "pairwise"]
 
 @by_keyword(1)
 def pairwise(
-    runs: pd.DataFrame | np.ndarray,
+    runs: TallyInput,
     ks: Iterable[int] | None = None,
     *,
     by: By = "model",
@@ -172,7 +173,7 @@ def pairwise(
 
 @by_keyword(1)
 def leaderboard(
-    runs: pd.DataFrame | np.ndarray,
+    runs: TallyInput,
     ks: Iterable[int] | None = None,
     *,
     by: By = "model",
@@ -287,7 +288,7 @@ def leaderboard(
 
 
 def ranks_and_tests(
-    runs: pd.DataFrame | np.ndarray,
+    runs: TallyInput,
     ks: Iterable[int] | None = None,
     *,
     by: By = "model",

@@ -24,7 +24,7 @@ from passk_lab._choices import IntervalMethod
 from passk_lab._curve import means
 from passk_lab._data.cells import Cells
 from passk_lab._data.rules import By, ErrorPolicy, as_frame, is_dask_frame, table_kind
-from passk_lab._data.tally import Tally, as_tally
+from passk_lab._data.tally import Tally, TallyInput, as_tally
 from passk_lab._data.verdicts import errored_runs
 from passk_lab._interval import z_value
 from passk_lab._interval_policy import IntervalSpec, Redraw, mean_intervals
@@ -44,7 +44,7 @@ __all__ = ["consistency", "noise_floor", "variance_components"]
 
 @by_keyword(1)
 def variance_components(
-    runs: pd.DataFrame | np.ndarray, *, by: By = None, errors: ErrorPolicy = "fail"
+    runs: TallyInput, *, by: By = None, errors: ErrorPolicy = "fail"
 ) -> pd.DataFrame:
     """Split the variance of run outcomes into tasks' difficulty and runs' noise.
 
@@ -225,7 +225,7 @@ def _warn_components(cells: Cells, few: Bools, single: Bools, icc: Floats) -> No
 
 @by_keyword(1)
 def noise_floor(
-    runs: pd.DataFrame | np.ndarray,
+    runs: TallyInput,
     *,
     by: By = None,
     errors: ErrorPolicy = "fail",
@@ -340,7 +340,7 @@ def noise_floor(
 
 @by_keyword(1)
 def consistency(
-    runs: pd.DataFrame | np.ndarray,
+    runs: TallyInput,
     *,
     by: By = None,
     errors: ErrorPolicy = "fail",

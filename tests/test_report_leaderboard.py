@@ -6,12 +6,12 @@ import base64
 import json
 import re
 
-import numpy as np
 import pandas as pd
 import pytest
 from test_report import Page
 
 import passk_lab as pk
+from passk_lab._data.tally import as_tally
 from passk_lab.report import labelled
 from passk_lab.report._board import board_section, reading
 
@@ -154,8 +154,8 @@ def test_the_page_shows_the_board_its_plots_and_what_it_reads(report, expected):
 
 
 def tally_frame(runs):
-    summary = pk.tally(runs, by="model")
-    codes = summary.groupby("model", sort=False).ngroup().to_numpy().astype(np.intp)
+    summary = as_tally(runs, "model")
+    codes, _ = summary.groups()
     return summary, codes
 
 

@@ -139,6 +139,39 @@ class Tally:
         """
         return self.without_errors() if errors == "exclude" else self.with_errors()
 
+    def group(self, rows: Bools) -> Tally:
+        """Return the tally of the tasks `rows` marks, as one group: no grouping columns.
+
+        Parameters
+        ----------
+        rows : numpy.ndarray of bool
+            One per task, true for the tasks to keep (one group's, from :meth:`groups`).
+
+        Returns
+        -------
+        Tally
+            Those tasks' counts, under the same error policy.
+
+        Examples
+        --------
+        >>> runs = pd.DataFrame(
+        ...     {"model": list("aab"), "task": [0, 1, 0], "run": 0, "passed": [True, False, True]}
+        ... )
+        >>> summary = as_tally(runs, "model")
+        >>> codes, _ = summary.groups()
+        >>> part = summary.group(codes == 0)
+        >>> part.by, part.n.tolist(), part.labels["task"].tolist()
+        ((), [1, 1], [0, 1])
+        """
+        return replace(
+            self,
+            labels=self.labels.loc[rows, ["task"]].reset_index(drop=True),
+            n=self.n[rows],
+            c=self.c[rows],
+            n_errors=None if self.n_errors is None else self.n_errors[rows],
+            by=(),
+        )
+
     def to_frame(self) -> pd.DataFrame:
         """Return the tally as a DataFrame: ``[*by, task, n, c]`` (``n_errors`` if recorded).
 

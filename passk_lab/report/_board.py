@@ -22,6 +22,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from passk_lab._data.rules import display
+from passk_lab._data.tally import Tally
 from passk_lab._labels import LABELS
 from passk_lab._numbers import level_text, p_value_text
 from passk_lab._warnings import (
@@ -226,13 +227,15 @@ def _figures(board: pd.DataFrame, pairs: pd.DataFrame) -> tuple[Figure, ...]:
 
 
 def board_section(
-    counted: pd.DataFrame,
+    summary: Tally,
     codes: npt.NDArray[np.intp],
     by: list[str],
     ks: list[int],
     **options: Any,
 ) -> Board | None:
-    """Rank the groups as agents on the tasks they share, at the report's `ks` that they reach.
+    """Rank the groups of `summary` as agents on the tasks they share, at the report's `ks`.
+
+    `codes` are the group of each of its tasks, as :meth:`Tally.groups` gives them.
 
     None when there are fewer than two groups; a section with no tables, and a
     note that says why, when the groups share no task. Tasks only some groups
@@ -243,6 +246,7 @@ def board_section(
     agents = int(codes.max()) + 1 if len(codes) else 0
     if agents < 2:
         return None
+    counted = summary.to_frame()
     per_task = counted.groupby("task", sort=False)["n"].agg(["size", "min"])
     shared = per_task[per_task["size"] == agents]  # a tally has a row per agent and task
     who = f"the {agents} groups of {', '.join(by)}"
@@ -262,7 +266,7 @@ def board_section(
         warnings.simplefilter("ignore", UnmatchedTasksWarning)
         warnings.simplefilter("ignore", TasksLeftOutWarning)
         board, pairs = ranks_and_tests(
-            counted, reached, by=by, metric="pass_pow_k", unmatched="drop", **options
+            summary, reached, by=by, metric="pass_pow_k", unmatched="drop", **options
         )
     dropped = [str(task) for task in board.attrs["dropped_tasks"]]
     notes = []

@@ -152,20 +152,21 @@ def _statistics(
 ) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], list[pd.DataFrame]]:
     """Return the whole curve (predictions too), the report's tables and each group's counts."""
     by = options.by
-    counted = given.summary.to_frame()
+    summary = given.summary
+    counted = summary.to_frame()
     with warnings.catch_warnings():  # the ks past a group's runs are its predictions
         warnings.simplefilter("ignore", NoEstimateWarning)
         curve = reliability_curve(
-            counted,
+            summary,
             [*options.asked, *options.predicted],
             by=by,
             method=options.method,
             **options.statistics(),
         )
-    codes, labels = given.summary.groups()
+    codes, labels = summary.groups()
     fits, counts = [], []
     for group, key in enumerate(labels.itertuples(index=False, name=None)):
-        part = counted[codes == group]
+        part = summary.group(codes == group)
         fits.append(_with_group(fit_betabinom(part, errors=options.errors).to_frame(), by, key))
         counts.append(_with_group(success_counts(part, errors=options.errors), by, key))
     curve.loc[~curve["k"].isin(options.asked), _MEASURED] = np.nan  # predictions alone
@@ -179,10 +180,10 @@ def _statistics(
     }
     for name in ("betabinom", "success_counts"):
         tables[name].attrs = {**extent(counted, by), "errors": options.errors}
-    recorded = given.recorded.to_frame()
-    if "n_errors" in recorded and recorded["n_errors"].sum():
+    recorded = given.recorded
+    if recorded.n_errors is not None and recorded.n_errors.sum():
         tables["errors"] = error_sensitivity(recorded, by=by)
-        tables["errors"].attrs = extent(recorded, by)
+        tables["errors"].attrs = extent(recorded.to_frame(), by)
     costs = task_costs(given.runs, given.summary.by)
     if costs is not None:
         tables["costs"] = cost_table(measured, given.summary, costs)
@@ -276,7 +277,7 @@ def build(given: Input, options: Options, title: str) -> Content:
     keys = list(labels.itertuples(index=False, name=None))
     names = [group_name(by, key) for key in keys]
     shown_ks = sorted(set(measured["k"].tolist()))
-    board = board_section(counted, codes, by, shown_ks, **options.statistics())
+    board = board_section(given.summary, codes, by, shown_ks, **options.statistics())
     if board is not None:
         tables |= board.tables
     level = interval_label(curve)
