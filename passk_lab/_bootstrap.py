@@ -19,6 +19,11 @@ from passk_lab._typing import Bools, Floats, Ints
 __all__ = [
     "BOOTSTRAP_METHODS",
     "BootstrapMethod",
+    "acceleration",
+    "bca_levels",
+    "quantile_limits",
+    "resample_cells",
+    "tails",
     "task_bootstrap",
     "two_level_bootstrap",
     "weighted_means",
@@ -48,7 +53,7 @@ def weighted_means(weights: Ints, values: Floats) -> Floats:
     return means
 
 
-def _limits(
+def quantile_limits(
     replicates: Floats, estimate: Floats, low_q: Floats, high_q: Floats
 ) -> ConfidenceInterval:
     """Quantiles of each column's replicates that are not NaN; NaN where the estimate is NaN.
@@ -84,7 +89,7 @@ def _linear_quantile(ordered: Floats, size: Ints, q: Floats) -> Floats:
     return value
 
 
-def _acceleration(tasks: Ints, values: Floats) -> Floats:
+def acceleration(tasks: Ints, values: Floats) -> Floats:
     """BCa acceleration from the jackknife over tasks, computed once per cell.
 
     Leaving out one task of cell j changes a column's mean to
@@ -107,7 +112,7 @@ def _acceleration(tasks: Ints, values: Floats) -> Floats:
     return np.where(np.isfinite(acceleration), acceleration, 0.0)
 
 
-def _bca_levels(
+def bca_levels(
     replicates: Floats, estimate: Floats, acceleration: Floats, level: float
 ) -> tuple[Floats, Floats]:
     """Return the BCa percentiles (Efron and Tibshirani 1993, eq. 14.10), per column."""
@@ -129,7 +134,7 @@ def _bca_levels(
     return levels[0], levels[1]
 
 
-def _tails(level: float, columns: int) -> tuple[Floats, Floats]:
+def tails(level: float, columns: int) -> tuple[Floats, Floats]:
     tail = (1.0 - level) / 2.0
     return np.full(columns, tail), np.full(columns, 1.0 - tail)
 
@@ -155,7 +160,7 @@ def _check_replicates(n_resamples: int, columns: int) -> None:
     )
 
 
-def _resample_cells(tasks: Ints, n_resamples: int, rng: np.random.Generator) -> Ints:
+def resample_cells(tasks: Ints, n_resamples: int, rng: np.random.Generator) -> Ints:
     total = int(tasks.sum())
     weights: Ints = rng.multinomial(total, tasks / total, size=n_resamples)
     return weights
@@ -216,15 +221,15 @@ def task_bootstrap(
     _check_replicates(n_resamples, values.shape[1])
     replicates = np.concatenate(
         [
-            weighted_means(_resample_cells(tasks, size, rng), values)
+            weighted_means(resample_cells(tasks, size, rng), values)
             for size in _blocks(n_resamples, len(tasks))
         ]
     )
     estimate = weighted_means(tasks[None, :], values)[0]
     if method == "percentile":
-        return _limits(replicates, estimate, *_tails(level, values.shape[1]))
-    low_q, high_q = _bca_levels(replicates, estimate, _acceleration(tasks, values), level)
-    return _limits(replicates, estimate, low_q, high_q)
+        return quantile_limits(replicates, estimate, *tails(level, values.shape[1]))
+    low_q, high_q = bca_levels(replicates, estimate, acceleration(tasks, values), level)
+    return quantile_limits(replicates, estimate, low_q, high_q)
 
 
 def two_level_bootstrap(
@@ -301,7 +306,7 @@ def two_level_bootstrap(
     )
     blocks = []
     for size in _blocks(n_resamples, len(redrawn_n)):
-        weights = _resample_cells(tasks, size, rng)
+        weights = resample_cells(tasks, size, rng)
         redrawn = np.concatenate(
             [rng.multinomial(weights[:, cell], chance) for cell, chance in enumerate(chances)],
             axis=1,
@@ -310,4 +315,4 @@ def two_level_bootstrap(
         blocks.append(np.clip(moved, 0.0, 1.0))
     replicates = np.concatenate(blocks)
     estimate = weighted_means(tasks[None, :], observed)[0]
-    return _limits(replicates, estimate, *_tails(level, values.shape[1]))
+    return quantile_limits(replicates, estimate, *tails(level, values.shape[1]))

@@ -49,6 +49,7 @@ __all__ = [
     "procedure",
     "sequential_interval",
     "target_interval",
+    "target_limits",
 ]
 
 _FIT_TASKS = 10
@@ -192,7 +193,8 @@ def target_interval(
     return betting_interval(values, design.confidence_level)
 
 
-def _target(design: Design, ends: Ends) -> tuple[float, float]:
+def target_limits(design: Design, ends: Ends) -> tuple[float, float]:
+    """Return the interval the stopping rule reads at `ends`: the target's, or the difference's."""
     values = np.array(ends.targets[0])
     if design.agents == 1:
         return target_interval(design, values, ends.runs(0), design.k)
@@ -329,7 +331,7 @@ def procedure(design: Design) -> Generator[list[Job], dict[Job, Outcome], Stop]:
                 batch_n, batch_c, np.array([design.k]), design.statistic
             )
             ends.targets[agent].extend(estimates[:, 0].tolist())
-        reason = _reached(design, *_target(design, ends))
+        reason = _reached(design, *target_limits(design, ends))
         if reason is not None:
             return Stop(reason, ends, runs, spent)
         if any(spent[name] >= limit for name, limit in design.max_cost.items()):

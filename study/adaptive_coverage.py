@@ -76,7 +76,7 @@ from scipy import special
 import passk_lab as pk
 from passk_lab._betabinom import beta_shapes
 from passk_lab._interval import clopper_pearson
-from passk_lab._sequential import Design, Job, Outcome, Stop, _target, procedure
+from passk_lab._sequential import Design, Job, Outcome, Stop, procedure, target_limits
 from passk_lab._two_stage import Statistic
 
 sys.path.append(str(Path(__file__).resolve().parent))  # study/_markdown.py, when a test loads this
@@ -264,7 +264,7 @@ def evaluate(
             except StopIteration as stopped:
                 stop: Stop = stopped.value
                 break
-        interval = _target(plan, stop.ends)
+        interval = target_limits(plan, stop.ends)
     return stop, interval, runs
 
 

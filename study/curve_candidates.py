@@ -53,11 +53,11 @@ from scipy import special, stats
 import passk_lab as pk
 from passk_lab._betabinom import beta_shapes
 from passk_lab._bootstrap import (
-    _acceleration,
-    _bca_levels,
-    _limits,
-    _resample_cells,
-    _tails,
+    acceleration,
+    bca_levels,
+    quantile_limits,
+    resample_cells,
+    tails,
     task_bootstrap,
     weighted_means,
 )
@@ -425,11 +425,11 @@ def _task_bootstraps(
     helpers, in its order), the resamples shared by the two methods;
     :func:`_check_bootstrap` holds it to the library's.
     """
-    replicates = weighted_means(_resample_cells(tasks, n_resamples, rng), values)
+    replicates = weighted_means(resample_cells(tasks, n_resamples, rng), values)
     estimate = weighted_means(tasks[None, :], values)[0]
-    percentile = _limits(replicates, estimate, *_tails(level, values.shape[1]))
-    low_q, high_q = _bca_levels(replicates, estimate, _acceleration(tasks, values), level)
-    bca = _limits(replicates, estimate, low_q, high_q)
+    percentile = quantile_limits(replicates, estimate, *tails(level, values.shape[1]))
+    low_q, high_q = bca_levels(replicates, estimate, acceleration(tasks, values), level)
+    bca = quantile_limits(replicates, estimate, low_q, high_q)
     return (bca.low, bca.high), (percentile.low, percentile.high)
 
 

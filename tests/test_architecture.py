@@ -23,8 +23,10 @@ PACKAGE = Path(pk.__file__).resolve().parent
 
 # Each module's layer; a module may import only from its own layer or lower ones. The
 # order is docs/architecture.md's: foundation, data, statistics, generation, input/output,
-# presentation, entry points.
-LAYERS: dict[str, int] = {
+# presentation, entry points. The statistics are five sub-layers, in the same order:
+# limits (2.0), models (2.1), curves (2.2), comparisons (2.3), plans (2.4).
+LIMITS, MODELS, CURVES, COMPARISONS, PLANS = 2.0, 2.1, 2.2, 2.3, 2.4
+LAYERS: dict[str, float] = {
     "passk_lab._version": 0,
     "passk_lab._typing": 0,
     "passk_lab._warnings": 0,
@@ -36,36 +38,42 @@ LAYERS: dict[str, int] = {
     "passk_lab._numbers": 0,
     "passk_lab._data": 1,
     "passk_lab.outcomes": 1,
-    "passk_lab._interval": 2,
-    "passk_lab.intervals": 2,
-    "passk_lab._bootstrap": 2,
-    "passk_lab._mean_intervals": 2,
-    "passk_lab._interval_policy": 2,
-    "passk_lab._curve": 2,
-    "passk_lab._curve_checks": 2,
-    "passk_lab._betabinom": 2,
-    "passk_lab._betabinom_inflated": 2,
-    "passk_lab._betabinom_fit": 2,
-    "passk_lab._goodness_of_fit": 2,
-    "passk_lab._betabinom_summary": 2,
-    "passk_lab.heterogeneity": 2,
-    "passk_lab.estimators": 2,
-    "passk_lab.comparison": 2,
-    "passk_lab._paired": 2,
-    "passk_lab._permutation": 2,
-    "passk_lab._agents": 2,
-    "passk_lab._pair_tests": 2,
-    "passk_lab._ranks": 2,
-    "passk_lab.ranking": 2,
-    "passk_lab._run_noise": 2,
-    "passk_lab.variability": 2,
-    "passk_lab.g_pass": 2,
-    "passk_lab._plan_search": 2,
-    "passk_lab.planning": 2,
-    "passk_lab.coverage": 2,
-    "passk_lab._two_stage": 2,
-    "passk_lab._confidence_sequence": 2,
-    "passk_lab._sequential": 2,
+    # limits: quantiles, the bootstrap, closed-form intervals and the policy over them, the
+    # exact sign-flip test, the confidence sequence, the two-stage run plans
+    "passk_lab._interval": LIMITS,
+    "passk_lab._bootstrap": LIMITS,
+    "passk_lab._mean_intervals": LIMITS,
+    "passk_lab._interval_policy": LIMITS,
+    "passk_lab.intervals": LIMITS,
+    "passk_lab._permutation": LIMITS,
+    "passk_lab._confidence_sequence": LIMITS,
+    "passk_lab._two_stage": LIMITS,
+    # models: the beta-binomial model of task difficulty
+    "passk_lab._betabinom": MODELS,
+    "passk_lab._betabinom_inflated": MODELS,
+    "passk_lab._betabinom_fit": MODELS,
+    "passk_lab._goodness_of_fit": MODELS,
+    "passk_lab._betabinom_summary": MODELS,
+    "passk_lab.heterogeneity": MODELS,
+    # curves: pass^k and pass@k over k, measured and predicted
+    "passk_lab._curve_checks": CURVES,
+    "passk_lab._curve": CURVES,
+    "passk_lab.estimators": CURVES,
+    # comparisons: agents against each other and against themselves
+    "passk_lab._paired": COMPARISONS,
+    "passk_lab.comparison": COMPARISONS,
+    "passk_lab._agents": COMPARISONS,
+    "passk_lab._pair_tests": COMPARISONS,
+    "passk_lab._ranks": COMPARISONS,
+    "passk_lab.ranking": COMPARISONS,
+    "passk_lab._run_noise": COMPARISONS,
+    "passk_lab.variability": COMPARISONS,
+    "passk_lab.g_pass": COMPARISONS,
+    # plans: before the runs, and the adaptive procedure that plans as it goes
+    "passk_lab._plan_search": PLANS,
+    "passk_lab.planning": PLANS,
+    "passk_lab.coverage": PLANS,
+    "passk_lab._sequential": PLANS,
     "passk_lab.mulberry": 3,
     "passk_lab.simulate": 3,
     "passk_lab.harness": 3,
@@ -93,7 +101,7 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
-def layer(module: str) -> int:
+def layer(module: str) -> float:
     """The layer of a module: that of the longest prefix LAYERS names."""
     parts = module.split(".")
     for end in range(len(parts), 0, -1):
@@ -200,17 +208,22 @@ def _placed(module: str) -> bool:
     return True
 
 
+def upward(module: str, found: list[Use]) -> list[str]:
+    """The uses in `found` of `module` that reach the package root or a higher layer."""
+    said = []
+    for target, _, line in found:
+        if target == ROOT:
+            said.append(f"{module}:{line} imports the package root; import the module")
+        elif target.startswith("passk_lab.") and layer(target) > layer(module):
+            said.append(f"{module}:{line} imports {target}")
+    return said
+
+
 def test_no_module_imports_from_a_higher_layer() -> None:
-    upward = []
-    for module in MODULES:
-        if module == ROOT:
-            continue
-        for target, _, line in imports(module):
-            if target == ROOT:
-                upward.append(f"{module}:{line} imports the package root; import the module")
-            elif target.startswith("passk_lab.") and layer(target) > layer(module):
-                upward.append(f"{module}:{line} imports {target}")
-    assert not upward, "\n".join(upward)
+    found = [
+        said for module in MODULES if module != ROOT for said in upward(module, imports(module))
+    ]
+    assert not found, "\n".join(found)
 
 
 def test_the_imports_have_no_circle() -> None:
@@ -285,7 +298,16 @@ def test_the_guard_catches_what_it_guards() -> None:
         ("passk_lab._data.tally", "_row_passes"),
     }
     assert ("passk_lab._curve", "curve_table", 8) in found  # public names of a module are fine
-    assert layer("passk_lab.plots") > layer("passk_lab.estimators")
+    assert upward("passk_lab.estimators", found) == [
+        "passk_lab.estimators:1 imports passk_lab.plots"
+    ]
+    # within the statistics: a curve may use a model, a model no curve
+    below = uses("from passk_lab.heterogeneity import fit_cells\n", "passk_lab._curve")
+    above = uses("from passk_lab._curve import curve_table\n", "passk_lab._betabinom")
+    assert upward("passk_lab._curve", below) == []
+    assert upward("passk_lab._betabinom", above) == [
+        "passk_lab._betabinom:1 imports passk_lab._curve"
+    ]
 
 
 DESIGN = PACKAGE.parent.parent / "shared" / "DESIGN.md"
@@ -479,3 +501,54 @@ def test_the_message_guard_sees_filters_and_patterns_over_messages() -> None:
         "kinds = [w for w in caught if isinstance(w.message, RuntimeWarning)]\n"
     )
     assert message_matching(planted) == [2, 7, 10]
+
+
+INTERNAL_INTERFACE: dict[str, set[str]] = {
+    "passk_lab._betabinom": {"beta_shapes"},
+    "passk_lab._betabinom_fit": {"Model"},
+    "passk_lab._bootstrap": {
+        *("acceleration", "bca_levels", "quantile_limits", "resample_cells", "tails"),
+        *("task_bootstrap", "weighted_means"),
+    },
+    "passk_lab._curve": {"curve_table"},
+    "passk_lab._curve_checks": {"group_ks"},
+    "passk_lab._data.cells": {"Cells", "products"},
+    "passk_lab._data.tally": {"as_tally"},
+    "passk_lab._interval": {"clopper_pearson"},
+    "passk_lab._interval_policy": {"IntervalSpec", "Statistics"},
+    "passk_lab._mean_intervals": {"TaskMoments", "effective_n_interval", "paired_interval"},
+    "passk_lab._pair_tests": {"adjusted_p_values"},
+    "passk_lab._permutation": {"permutation_test"},
+    "passk_lab._ranks": {"rank_intervals"},
+    "passk_lab._sequential": {"Design", "Job", "Outcome", "Stop", "procedure", "target_limits"},
+    "passk_lab._two_stage": {"Statistic"},
+    "passk_lab.heterogeneity": {"fit_cells"},
+}
+"""What the studies and benchmarks may use besides the public API: the internals they measure.
+
+A change to one of these names changes a study or a benchmark too (docs/architecture.md)."""
+
+
+def public_names() -> dict[str, set[str]]:
+    names = {"passk_lab": set(pk.__all__)}
+    for module in ("io", "plots", "report"):
+        names[f"passk_lab.{module}"] = set(importlib.import_module(f"passk_lab.{module}").__all__)
+    return names
+
+
+@pytest.mark.parametrize("folder", ["study", "bench"])
+def test_studies_and_benchmarks_use_the_public_api_or_the_declared_internals(folder):
+    allowed = {module: {*public_names().get(module, set())} for module in public_names()}
+    for module, names in INTERNAL_INTERFACE.items():
+        allowed.setdefault(module, set()).update(names)
+    outside = []
+    for path in sorted((PACKAGE.parent / folder).glob("*.py")):
+        for target, name, line in uses(path.read_text(encoding="utf-8")):
+            if not target.startswith("passk_lab") or (target in allowed and name is None):
+                continue
+            if name not in allowed.get(target, set()):
+                outside.append(f"{path.name}:{line} uses {target}.{name}")
+    assert not outside, "\n".join(outside)
+    for module, names in INTERNAL_INTERFACE.items():  # every declared name exists
+        for name in names:
+            assert hasattr(importlib.import_module(module), name), f"{module}.{name}"
