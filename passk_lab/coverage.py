@@ -243,7 +243,7 @@ def interval_coverage(
     confidence_level : float
         Nominal level, in (0, 1).
     methods : sequence of str
-        Any of :data:`COVERAGE_METHODS`: the curve's methods, each measured
+        Any of ``passk_lab.coverage.COVERAGE_METHODS``: the curve's methods, each measured
         for pass^k, pass@k and the band p̂^k at every k; and pass@1's
         (``"auto"``, ``"clustered"``, ``"naive"``): ``"auto"`` measures both.
     n_resamples : int

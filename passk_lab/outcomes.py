@@ -180,7 +180,7 @@ def outcome_matrix(
         per run index (sorted). Cells are nullable booleans, ``<NA>`` where a
         task has no such run; an errored or timed-out run is ``False``. The
         inverse is :func:`runs_from_matrix`. With `states`, cells are
-        categorical with the categories of :data:`RUN_STATES`, missing where
+        categorical with the categories of ``passk_lab._data.grid.RUN_STATES``, missing where
         a task has no such run.
 
     Notes

@@ -51,7 +51,7 @@ class AdaptiveResult(EvalResult):
         from 1 to the target's (per agent, with an ``agent`` column, for two),
         with ``pass_pow_k``, ``pass_at_k`` and their intervals replaced by the
         adaptive design's: the means of the per-task estimates of
-        :mod:`passk_lab._two_stage` and, in ``interval_method``,
+        ``passk_lab._two_stage`` and, in ``interval_method``,
         ``"sequential"`` (one agent: the interval the stopping rule was
         measured with, see docs/adaptive.md) or ``"betting_sequence"`` (two
         agents: valid under any stopping rule). ``p_pow_k`` is pass@1 ** k

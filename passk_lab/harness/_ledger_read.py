@@ -47,7 +47,7 @@ class Ledger(NamedTuple):
     ----------
     runs : pandas.DataFrame
         The runs, in the header's task order then run order, with the columns
-        of :attr:`passk_lab.EvalResult.runs`.
+        of ``EvalResult.runs``.
     header : dict
         What the evaluation recorded about itself: ``model``, ``date``,
         ``seed``, ``passk_lab`` (the version), ``k``, ``tasks``,
@@ -378,7 +378,7 @@ def read_ledger(path: str | os.PathLike[str]) -> Ledger:
     -------
     Ledger
         ``(runs, header)``: the runs table, in task then run order, with the
-        columns of :attr:`passk_lab.EvalResult.runs`; and the effective header
+        columns of ``EvalResult.runs``; and the effective header
         as a dict (the first line's, with ``k``, ``tasks`` and ``adaptive`` as
         of the last resumption, and the ``resumptions`` listed; see
         :class:`Ledger`). Runs not yet recorded (an evaluation stopped part

@@ -60,7 +60,7 @@ class Task(Generic[T]):
         mapping, or a hook that raises, leaves the run its verdict and records
         no cost, with one :class:`~passk_lab.EvaluationWarning` at the end of the evaluation.
         The costs go in the runs table as ``cost_<name>`` columns and are
-        summed in :attr:`EvalResult.cost`.
+        summed in ``EvalResult.cost``.
 
     Examples
     --------

@@ -167,7 +167,7 @@ REGISTRY: tuple[Format, ...] = tuple(Format(name, *_READERS[name]) for name in F
 def detect_format(path: str | Path) -> str:
     """Tell which format a results file (or directory) is in.
 
-    Each format of :data:`REGISTRY` is asked in turn, and the first whose sniff
+    Each format of :data:`~passk_lab.io.FORMATS` is asked in turn, and the first whose sniff
     recognises the path's shape names it: its suffix, its first bytes or line
     (a tau-bench list, a tau2-bench ``Results``, a Harbor or HAL result, a
     verdict list, an lm-evaluation-harness line, an Inspect log, a ledger's

@@ -311,7 +311,7 @@ def export(
     formula_guard : bool
         In a CSV, put a single quote before each text cell and header that
         starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, so
-        that a spreadsheet shows it and runs no formula (:func:`guard_formulas`).
+        that a spreadsheet shows it and runs no formula (OWASP's guard against CSV injection).
         Numbers are never changed. False writes every text as it is, for a
         program that reads the file back.
 
