@@ -7,9 +7,9 @@ from statsmodels.stats.proportion import proportion_confint
 
 import passk_lab as pk
 from passk_lab._bootstrap import (
-    _acceleration,
-    _limits,
-    _resample_cells,
+    acceleration,
+    quantile_limits,
+    resample_cells,
     task_bootstrap,
     two_level_bootstrap,
     weighted_means,
@@ -116,7 +116,7 @@ def expand(tasks, values):
 def test_multinomial_resampling_has_the_task_bootstrap_variance():
     tasks, values = cells_example()
     per_task = expand(tasks, values)[:, 0]
-    replicates = weighted_means(_resample_cells(tasks, 40_000, np.random.default_rng(1)), values)
+    replicates = weighted_means(resample_cells(tasks, 40_000, np.random.default_rng(1)), values)
     # resampling T tasks with replacement: Var(mean) = population variance / T
     expected = per_task.var() / len(per_task)
     assert replicates[:, 0].mean() == pytest.approx(
@@ -135,7 +135,7 @@ def test_acceleration_equals_the_brute_force_jackknife():
         )  # a task that is not counted leaves the mean unchanged
         gap = left_out.mean() - left_out
         expected.append((gap**3).sum() / (6 * ((gap**2).sum()) ** 1.5))
-    np.testing.assert_allclose(_acceleration(tasks, values), expected, rtol=1e-10, atol=1e-15)
+    np.testing.assert_allclose(acceleration(tasks, values), expected, rtol=1e-10, atol=1e-15)
 
 
 @pytest.mark.parametrize(("method", "scipy_method"), [("percentile", "percentile"), ("bca", "BCa")])
@@ -285,7 +285,7 @@ def test_bootstrap_limits_are_numpys_quantiles_bit_for_bit(seed):
     estimate = np.append(rng.random(columns - 1), np.nan)
     low_q = np.concatenate([[0.0, 1.0], rng.uniform(0, 0.5, columns - 2)])
     high_q = np.concatenate([[1.0, 0.0], rng.uniform(0.5, 1, columns - 2)])
-    low, high = _limits(replicates, estimate, low_q, high_q)
+    low, high = quantile_limits(replicates, estimate, low_q, high_q)
     for column in range(columns):
         values = replicates[:, column]
         values = values[np.isfinite(values)]
