@@ -41,8 +41,8 @@ from passk_lab.harness import Task as Task
 from passk_lab.harness import evaluate as evaluate
 from passk_lab.harness import evaluate_async as evaluate_async
 from passk_lab.harness import read_ledger as read_ledger
-from passk_lab.harness._adaptive import AdaptiveResult as AdaptiveResult
 from passk_lab.harness._adaptive import evaluate_until as evaluate_until
+from passk_lab.harness._adaptive_result import AdaptiveResult as AdaptiveResult
 from passk_lab.heterogeneity import BetaBinomialFit as BetaBinomialFit
 from passk_lab.heterogeneity import fit_betabinom as fit_betabinom
 from passk_lab.heterogeneity import success_counts as success_counts

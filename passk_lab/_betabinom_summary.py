@@ -12,7 +12,8 @@ import math
 from typing import Protocol
 
 from passk_lab._goodness_of_fit import GoodnessOfFit
-from passk_lab._summary import Shown, p_value_text
+from passk_lab._numbers import p_value_text
+from passk_lab._summary import Shown
 
 __all__ = ["Fit", "line_fields", "table_rows"]
 

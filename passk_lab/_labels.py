@@ -7,7 +7,7 @@ import re
 import pandas as pd
 
 from passk_lab._data.costs import COST_PREFIX
-from passk_lab._summary import level_text
+from passk_lab._numbers import level_text
 
 LABELS = {  # column (and metric) names; "^k" is set as a superscript where the format allows
     "pass_pow_k": "pass^k",

@@ -13,17 +13,9 @@ import html
 import numbers
 from collections.abc import Mapping, Sequence
 
-from passk_lab._numbers import level_text, number, p_value_text
+from passk_lab._numbers import number
 
-__all__ = [
-    "Shown",
-    "level_text",
-    "number",
-    "p_value_text",
-    "summary_html",
-    "summary_repr",
-    "value_text",
-]
+__all__ = ["Shown", "summary_html", "summary_repr", "value_text"]
 
 _LONGEST = 40
 """Characters of a text value a one-line repr keeps; a longer one ends in an ellipsis."""

@@ -18,7 +18,7 @@ import pytest
 from conftest import TAU_BENCH
 
 import passk_lab as pk
-from passk_lab._summary import p_value_text
+from passk_lab._numbers import p_value_text
 from passk_lab.cli import main
 from passk_lab.report import export, labelled, metadata, to_html, to_latex, to_markdown
 from passk_lab.report._folder import slugs

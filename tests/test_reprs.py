@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 import passk_lab as pk
-from passk_lab._summary import number, summary_html, summary_repr
+from passk_lab._numbers import number
+from passk_lab._summary import summary_html, summary_repr
 
 NASTY = "<b>x</b>&"
 

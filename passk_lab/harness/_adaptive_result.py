@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 
 from passk_lab._curve import price_pass_pow_k
+from passk_lab._numbers import level_text
 from passk_lab._sequential import Design, Ends, Stop, target_interval
-from passk_lab._summary import Shown, level_text, summary_html, summary_repr
+from passk_lab._summary import Shown, summary_html, summary_repr
 from passk_lab._two_stage import STATISTICS
 from passk_lab._warnings import EvaluationWarning, warn
 from passk_lab.estimators import reliability_curve

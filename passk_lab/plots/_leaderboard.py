@@ -15,7 +15,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from passk_lab._labels import interval_label
-from passk_lab._summary import level_text
+from passk_lab._numbers import level_text
 from passk_lab.plots._style import axes_of, literal, require_table
 
 __all__ = ["leaderboard_forest", "pairwise_heatmap"]
