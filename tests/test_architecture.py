@@ -16,6 +16,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from conftest import IN_CI
 
 import passk_lab as pk
 
@@ -336,9 +337,10 @@ def test_the_public_api_is_the_stubs_and_every_name_loads() -> None:
         assert getattr(pk, name) is expected, name
 
 
-@pytest.mark.skipif(not DESIGN.exists(), reason="../shared/DESIGN.md is not beside the project")
 def test_every_name_the_design_promises_is_there() -> None:
     """The names DESIGN.md's public API lists (all but those it marks as next) resolve."""
+    if not DESIGN.exists() and not IN_CI:  # CI always has ../shared beside the project
+        pytest.skip("../shared/DESIGN.md is not beside this checkout: the design cannot be read")
     text = DESIGN.read_text(encoding="utf-8")
     block = text[text.index("## Public API") :].split("```python", 1)[1].split("```", 1)[0]
     promised = block.split("# next", 1)[0]
