@@ -711,3 +711,12 @@ def test_a_heatmap_too_large_for_the_memory_budget_is_refused_with_its_size(monk
         plots.outcome_heatmap(runs)
     monkeypatch.setattr(pk._checks, "MEMORY_BUDGET", 40 * 5 * 16)
     plots.outcome_heatmap(runs)
+
+
+def test_the_palette_is_the_shipped_styles_colour_cycle_in_its_order():
+    from passk_lab.plots._style import PALETTE
+
+    with plots.style():
+        cycle = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+    assert [to_rgba(colour) for colour in cycle] == [to_rgba(colour) for colour in PALETTE]
+    assert len(set(PALETTE)) == len(PALETTE)

@@ -15,6 +15,7 @@ from matplotlib.ticker import MaxNLocator
 __all__ = [
     "LABEL_LIMIT",
     "MOST_TICKS",
+    "PALETTE",
     "POW_K",
     "axes_of",
     "default_title",
@@ -25,6 +26,12 @@ __all__ = [
 ]
 
 POW_K = "pass$^k$"
+
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+"""The hues one plot gives its groups, in order: Okabe and Ito's qualitative palette, told
+apart under red-green colour blindness (blue, vermilion, green, purple, orange, sky blue,
+black), the same cycle as the shipped style's. Every plot takes its colours from here, so
+a group has the same colour inside ``with style():`` and outside it."""
 
 MOST_TICKS = 12
 """The most labelled ticks an axis of runs or counts gets; more would not fit a plot's width.
