@@ -13,6 +13,7 @@ import math
 import warnings
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, fields
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -553,6 +554,44 @@ def test_a_standard_error_without_cells_or_of_one_task_shows_no_interval() -> No
         warnings.simplefilter("error")  # confidence_interval() warns; a display does not
         text = repr(one)
     assert text.startswith("PassAt1SE(estimate=0.75, se_clustered=nan,")
+
+
+# --- Ledger -------------------------------------------------------------------------------
+
+
+def test_a_ledger_read_back_is_one_line_never_its_runs_table(tmp_path: Path) -> None:
+    path = tmp_path / "coin.jsonl"
+    result = pk.evaluate(pk.coin_tasks(p=0.85, tasks=12, seed=42), k=3, model=NASTY, ledger=path)
+    ledger = pk.read_ledger(path)
+    runs, header = ledger  # still the pair it was
+    assert runs.equals(result.runs)
+    assert repr(ledger) == (
+        f"Ledger(runs=<{len(runs)} rows>, tasks={runs['task'].nunique()}, k={header['k']}, "
+        f"model={NASTY!r}, resumptions=0)"
+    )
+    table = _table(ledger._repr_html_())
+    assert table.cells["runs recorded"] == "36"
+    assert table.cells["runs planned (tasks x k)"] == str(len(header["tasks"]) * header["k"])
+    assert table.cells["model"] == NASTY
+    assert table.notes == [
+        "pk.reliability_curve(ledger.runs) gives pass@1 and pass^k with their intervals."
+    ]
+
+
+def test_an_adaptive_ledger_counts_the_tasks_it_ran_not_the_pool(tmp_path: Path) -> None:
+    path = tmp_path / "adaptive.jsonl"
+    coins = pk.coin_tasks(p=0.85, tasks=200, seed=1)
+    result = pk.evaluate_until(coins, k=3, half_width=0.1, rng=0, ledger=path)
+    ledger = pk.read_ledger(path)
+    assert result.tasks < len(coins)
+    assert repr(ledger) == (
+        f"Ledger(runs=<{len(result.runs)} rows>, tasks={result.tasks}, k=3, resumptions=0, "
+        "adaptive=True)"
+    )
+    table = _table(ledger._repr_html_())
+    assert table.cells["tasks in the pool"] == str(len(coins))
+    assert "runs planned (tasks x k)" not in table.cells
+    assert table.notes == []  # the default curve's intervals are not this design's
 
 
 # --- every summary --------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from passk_lab._data.tally import as_tally
 from passk_lab._summary import SUMMARY_LEVEL, Estimate, Shown, summary_html, summary_repr
 from passk_lab.intervals import ConfidenceInterval, default_intervals
 
-__all__ = ["EvalResult", "Guard", "Task", "the_result"]
+__all__ = ["EvalResult", "Guard", "Task", "date_text", "the_result"]
 
 T = TypeVar("T")
 
@@ -255,7 +255,7 @@ class EvalResult:
         if self.header.get("model") is not None:
             rows.append(("model", str(self.header["model"])))
         if self.header.get("date"):
-            rows.append(("date", _date(self.header["date"])))
+            rows.append(("date", date_text(self.header["date"])))
         rows += [(f"cost ({name})", total) for name, total in self.cost.items()]
         return rows
 
@@ -312,8 +312,14 @@ def _curve_limits(
         return default_intervals(cells.n, cells.c, cells.tasks, k, SUMMARY_LEVEL)
 
 
-def _date(recorded: object) -> str:
-    """Return a header's ISO date as ``2026-12-02 00:49 UTC``, or as recorded if it is not one."""
+def date_text(recorded: object) -> str:
+    """Return a header's ISO date as ``2026-12-02 00:49 UTC``, or as recorded if it is not one.
+
+    Examples
+    --------
+    >>> date_text("2026-12-02T01:49:31+01:00"), date_text("yesterday")
+    ('2026-12-02 00:49 UTC', 'yesterday')
+    """
     try:
         moment = datetime.fromisoformat(str(recorded))
     except ValueError:
