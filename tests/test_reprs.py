@@ -329,6 +329,9 @@ def test_the_adaptive_repr_of_two_agents_gives_the_difference() -> None:
     curve = both.curve.set_index(["agent", "k"])
     assert f"pass_pow_k={number(row['value_a'])} (95% CI {_ci(curve.loc[('a', 3)])})" in text
     table = _table(both._repr_html_())
+    assert table.intervals["pass^3 of A"] == _ci(curve.loc[("a", 3)])  # the EvalResult rows: A's
+    assert table.intervals["pass@1 of A"] == _ci(curve.loc[("a", 1)])
+    assert "pass^3" not in table.cells  # each row once, named by its agent
     assert table.cells["pass^3 of B"] == number(row["value_b"])
     assert table.intervals["pass^3 of B"] == _ci(curve.loc[("b", 3)])
     assert table.intervals["difference A - B in pass^3"] == interval

@@ -117,11 +117,14 @@ class AdaptiveResult(EvalResult):
         target = f"{_TARGETS.get(str(settings.get('statistic')), 'pass^')}{self.k}"
         rows = self._rows(k_label="k of the target")
         name, value = self._target()
-        if name == "difference":
+        if name == "difference":  # the rows of an EvalResult are A's
+            first = ("pass@1", f"pass^{self.k}")
+            rows = [(f"{label} of A" if label in first else label, v) for label, v in rows]
             statistic = str(settings.get("statistic", "pass_pow_k"))
             rows += [
                 (f"{target} of {agent.upper()}", self._estimate(statistic, self.k, agent))
                 for agent in AGENTS
+                if agent != AGENTS[0] or target not in first
             ]
             rows.append((f"difference A - B in {target}", value))
         elif name != "pass_pow_k" and value is not None:
