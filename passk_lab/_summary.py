@@ -175,6 +175,7 @@ _TITLE = "text-align:left;font-weight:bold;padding:0.2em 0.6em 0.3em 0;caption-s
 _CELL = "padding:0.15em 0.6em;border-top:1px solid rgba(127,127,127,0.3);background:transparent"
 _LABEL = f"{_CELL};text-align:left;font-weight:normal;opacity:0.8"
 _VALUE = f"{_CELL};text-align:right"
+_INTERVAL = f"{_VALUE};white-space:nowrap"  # an interval never breaks between its limits
 _HEAD = "padding:0.15em 0.6em;text-align:right;font-weight:normal;opacity:0.8;font-size:0.9em"
 _NOTE = f"{_CELL};text-align:left;font-size:0.85em;opacity:0.8;white-space:normal;max-width:36em"
 
@@ -183,7 +184,7 @@ def _interval_cell(value: object) -> str:
     if not isinstance(value, Estimate):
         return f'<td style="{_VALUE}"></td>'
     text = interval_text(value.low, value.high) if value.has_interval else "\N{EM DASH}"
-    return f'<td style="{_VALUE}">{html.escape(text)}</td>'
+    return f'<td style="{_INTERVAL}">{html.escape(text)}</td>'
 
 
 def summary_html(title: str, rows: Sequence[tuple[str, object]], notes: Sequence[str] = ()) -> str:
