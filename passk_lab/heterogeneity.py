@@ -24,7 +24,7 @@ import pandas as pd
 from passk_lab._betabinom import beta_shapes
 from passk_lab._betabinom_fit import LEVEL, Model, fit_parameters, inflation_pvalue, refitted_pow_k
 from passk_lab._betabinom_inflated import model_pow_k
-from passk_lab._betabinom_summary import line_fields, table_rows
+from passk_lab._betabinom_summary import line_fields, table_notes, table_rows
 from passk_lab._checks import confidence, positive_int
 from passk_lab._data.cells import Cells
 from passk_lab._data.rules import ErrorPolicy
@@ -48,13 +48,14 @@ class BetaBinomialFit:
     ----------
     mean : float
         Mean chance of passing a run of the beta part, ``mu = alpha / (alpha +
-        beta)``: the model's pass@1 in the plain model. With point masses the
+        beta)``: the model's mean pass rate in the plain model, an estimate of
+        pass@1 that need not equal the measured one. With point masses the
         model's pass@1 is ``pow_k(1) = one_share + (1 - zero_share -
         one_share) * mean``.
     icc : float
         Intra-task correlation of the beta part, ``rho = 1 / (alpha + beta +
-        1)``: the correlation between two runs of one task; 0 means every
-        task has the same chance (the binomial model), 1 that every task
+        1)``: the run-to-run correlation, of two runs of one task; 0 means
+        every task has the same chance (the binomial model), 1 that every task
         always passes or always fails. NaN when not identified (every run
         passed, every run failed, or no task has two runs).
     log_likelihood : float
@@ -256,28 +257,29 @@ class BetaBinomialFit:
         return ConfidenceInterval(low, high)
 
     def __repr__(self) -> str:
-        """Return one line: the model, its parameters, the test against the binomial, the counts.
+        """Return one line: the model's mean pass rate beside measured pass@1, rho, the test.
 
-        With tasks that never and always pass (``model="inflated"``) ``mean``
-        and ``icc`` are the Beta part's, and ``pass_at_1`` (after the shares)
-        is the model's chance of a pass, :meth:`pow_k` at 1.
+        ``mean_pass_rate`` is :meth:`pow_k` at 1 (``mean`` in the plain model),
+        ``measured_pass_at_1`` has the interval :func:`~passk_lab.reliability_curve`
+        gives it, ``run_to_run_correlation`` is ``icc`` (with point masses, the
+        Beta part's ``mean`` and ``icc`` follow the shares). The HTML says why
+        the mean pass rate and pass@1 differ.
 
         Examples
         --------
         >>> import passk_lab as pk
         >>> pk.fit_betabinom(pk.simulate_coin(seed=42))
-        BetaBinomialFit(model='betabinom', mean=0.86, icc=0, alpha=inf, beta=inf,
-                        lr_pvalue=1.000, n_tasks=40, n_runs=200)
+        BetaBinomialFit(model='betabinom', mean_pass_rate=0.86,
+                        measured_pass_at_1=0.86 (95% CI [0.787, 0.915]), run_to_run_correlation=0,
+                        lr_pvalue=1.0, n_tasks=40, n_runs=200)
         """
         return summary_repr(type(self).__name__, line_fields(self))
 
     def _repr_html_(self) -> str:
-        """Return the fit as an HTML table, for Jupyter: parameters, likelihoods, tests, counts.
+        """Return the fit as an HTML table, for Jupyter: parameters, pass@1, likelihoods, tests.
 
-        An infinite alpha and beta (icc 0) read as what they mean, tasks alike.
-        With tasks that never and always pass the mean and the icc are labelled
-        the Beta part's, and the model's pass@1 (:meth:`pow_k` at 1) follows the
-        shares.
+        Measured pass@1 with its 95% interval stands beside the mean pass rate,
+        with a note on why they differ; infinite shapes (rho 0) read "tasks alike".
 
         Examples
         --------
@@ -285,7 +287,7 @@ class BetaBinomialFit:
         >>> "tasks alike" in pk.fit_betabinom(pk.simulate_coin(seed=42))._repr_html_()
         True
         """
-        return summary_html(type(self).__name__, table_rows(self))
+        return summary_html(type(self).__name__, table_rows(self), table_notes(self))
 
     def to_frame(self) -> pd.DataFrame:
         """Return the fit as a one-row DataFrame: parameters, likelihoods, tests and the check.

@@ -37,8 +37,8 @@ from passk_lab._interval import (
     normal_interval,
     pass_at_1_errors,
 )
-from passk_lab._interval_policy import IntervalSpec, mean_intervals
-from passk_lab._summary import summary_html, summary_repr
+from passk_lab._interval_policy import IntervalSpec, curve_intervals
+from passk_lab._summary import SUMMARY_LEVEL, Estimate, summary_html, summary_repr
 from passk_lab._typing import Floats, Ints
 from passk_lab._warnings import (
     FewTasksWarning,
@@ -187,19 +187,23 @@ class PassAt1SE:
     """The (n, c, tasks) cells counted, for the ``"auto"`` interval."""
 
     def __repr__(self) -> str:
-        """Return one line: pass@1, both standard errors, the design effect and the counts.
+        """Return one line: pass@1 and its 95% interval, both standard errors, the counts.
+
+        The interval is :meth:`confidence_interval`'s default, the one the k = 1
+        row of :func:`~passk_lab.reliability_curve` gives (closed form: nothing
+        is drawn); none is shown without the tasks' cells or with one task.
 
         Examples
         --------
         >>> import passk_lab as pk
         >>> pk.pass_at_1_se(pk.simulate_coin(seed=42))
-        PassAt1SE(estimate=0.86, se_clustered=0.0229, se_naive=0.0245, design_effect=0.869,
-                  n_tasks=40, n_runs=200)
+        PassAt1SE(estimate=0.86 (95% CI [0.787, 0.915]), se_clustered=0.0229, se_naive=0.0245,
+                  design_effect=0.869, n_tasks=40, n_runs=200)
         """
         return summary_repr(
             type(self).__name__,
             [
-                ("estimate", self.estimate),
+                ("estimate", self._estimate()),
                 ("se_clustered", self.se_clustered),
                 ("se_naive", self.se_naive),
                 ("design_effect", self.design_effect),
@@ -209,7 +213,7 @@ class PassAt1SE:
         )
 
     def _repr_html_(self) -> str:
-        """Return the summary as an HTML table, for Jupyter.
+        """Return the summary as an HTML table, for Jupyter, pass@1 with its 95% interval.
 
         Examples
         --------
@@ -220,14 +224,27 @@ class PassAt1SE:
         return summary_html(
             type(self).__name__,
             [
-                ("pass@1", self.estimate),
+                ("pass@1", self._estimate()),
                 ("standard error, runs clustered by task", self.se_clustered),
                 ("standard error, runs as independent", self.se_naive),
                 ("design effect (variance ratio)", self.design_effect),
                 ("tasks", self.n_tasks),
                 ("runs", self.n_runs),
             ],
+            notes=[
+                "The interval is confidence_interval()'s default, the one pk.reliability_curve "
+                "gives pass@1 (tasks as the units; closed form)."
+            ]
+            if self.cells is not None
+            else [],
         )
+
+    def _estimate(self) -> Estimate | float:
+        """Return pass@1 with the default 95% interval, or alone without the tasks' cells."""
+        if self.cells is None:
+            return self.estimate
+        low, high = default_intervals(*self.cells, 1, SUMMARY_LEVEL)[0]
+        return Estimate(self.estimate, float(low), float(high), SUMMARY_LEVEL)
 
     @classmethod
     def from_cells(cls, n: Ints, c: Ints, tasks: Ints) -> PassAt1SE:
@@ -299,9 +316,6 @@ class PassAt1SE:
                     ),
                     "method",
                 )
-            n, c, tasks = self.cells
-            one = np.ones(1, dtype=np.int64)
-            found = mean_intervals((c / n)[:, None], n, tasks, one, IntervalSpec.of("auto", level))
             if self.n_tasks < 2:
                 warn(
                     FewTasksWarning(
@@ -310,7 +324,7 @@ class PassAt1SE:
                         tasks=self.n_tasks,
                     )
                 )
-            return ConfidenceInterval(float(found.low[0]), float(found.high[0]))
+            return default_intervals(*self.cells, 1, level)[0]
         if method not in ("clustered", "naive"):
             raise ValueError(f"method must be 'auto', 'clustered' or 'naive', got {method!r}")
         se = self.se_clustered if method == "clustered" else self.se_naive
@@ -328,6 +342,35 @@ class PassAt1SE:
         """
         fields = {name: value for name, value in self.__dict__.items() if name != "cells"}
         return pd.DataFrame([fields])
+
+
+def default_intervals(
+    n: Ints, c: Ints, tasks: Ints, k: int, confidence_level: float = 0.95
+) -> tuple[ConfidenceInterval, ConfidenceInterval]:
+    """Return the intervals of pass@1 and of pass^k that the reliability curve gives by default.
+
+    :func:`~passk_lab.reliability_curve`'s ``method="auto"`` on (n, c) cells
+    of `tasks` tasks each: pass@1's is its k = 1 row's, pass^k's its row at
+    `k` (the tasks with at least k runs). Closed form, so nothing is drawn,
+    and cheap enough for a repr; NaN limits, without a warning, where fewer
+    than two tasks count.
+
+    Examples
+    --------
+    Thirty tasks of 4 runs, 2 passes each: none passed all four, and the
+    Clopper-Pearson limit of 0 of 30 tasks, ``1 - 0.025 ** (1 / 30)``, bounds pass^4.
+
+    >>> at_1, pow_k = default_intervals(np.array([4]), np.array([2]), np.array([30]), 4)
+    >>> round(at_1.low, 3), round(at_1.high, 3), pow_k.low, round(pow_k.high, 4)
+    (0.407, 0.593, 0.0, 0.1157)
+    """
+    spec = IntervalSpec.of("auto", confidence_level, rng=0)
+    found = curve_intervals(n, c, tasks, np.array([k], dtype=np.int64), spec)
+    at_1, pow_k = found.pass_at_1, found.pass_pow_k
+    return (
+        ConfidenceInterval(float(at_1.low[0]), float(at_1.high[0])),
+        ConfidenceInterval(float(pow_k.low[0]), float(pow_k.high[0])),
+    )
 
 
 def pass_at_1_se(runs: TallyInput, *, errors: ErrorPolicy = "fail") -> PassAt1SE:

@@ -15,9 +15,8 @@ import numpy as np
 import pandas as pd
 
 from passk_lab._curve import price_pass_pow_k
-from passk_lab._numbers import level_text
 from passk_lab._sequential import Design, Ends, Stop, target_interval
-from passk_lab._summary import Shown, summary_html, summary_repr
+from passk_lab._summary import Estimate, summary_html, summary_repr
 from passk_lab._two_stage import STATISTICS
 from passk_lab._warnings import EvaluationWarning, warn
 from passk_lab.estimators import reliability_curve
@@ -79,34 +78,31 @@ class AdaptiveResult(EvalResult):
     comparison: pd.DataFrame | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
-        """Return one line: the fields of an EvalResult, why it stopped and the target's interval.
+        """Return one line: the fields of an EvalResult, why it stopped, and what it stopped on.
 
-        The interval is named after what it bounds, and follows that value:
-        ``pass_pow_k_interval`` (the target pass^k, shown as ``pass_pow_k``),
-        ``pass_at_k`` and ``pass_at_k_interval`` for a pass@k target, and for
-        two agents ``difference`` and ``difference_interval``.
+        pass@1 and pass^k carry the adaptive design's intervals (those of
+        `curve`). A pass@k target follows, as ``pass_at_k`` with its interval,
+        and for two agents the ``difference`` in the target with its interval.
 
         Examples
         --------
         >>> import passk_lab as pk
         >>> pk.evaluate_until(pk.coin_tasks(p=0.85, tasks=200, seed=1), k=3, half_width=0.1, rng=0)
-        AdaptiveResult(tasks=100, k=3, pass_at_1=0.833, pass_pow_k=0.6, runs=<300 rows>,
-                       errored=0, timed_out=0, stopped_because='half_width',
-                       pass_pow_k_interval=[0.497, 0.697])
+        AdaptiveResult(tasks=100, k=3, pass_at_1=0.833 (95% CI [0.781, 0.878]),
+                       pass_pow_k=0.6 (95% CI [0.497, 0.697]), runs=<300 rows>, errored=0,
+                       timed_out=0, stopped_because='half_width')
         """
         fields = [*self._fields(), ("stopped_because", self.stopped_because)]
         name, value = self._target()
         if name != "pass_pow_k" and value is not None:
             fields.append((name, value))
-        interval = self._target_interval()
-        if interval is not None:
-            fields.append((f"{name}_interval", Shown(f"[{interval[0]:.3f}, {interval[1]:.3f}]")))
         return summary_repr(type(self).__name__, fields)
 
     def _repr_html_(self) -> str:
-        """Return the summary as an HTML table, for Jupyter, with the decisions taken.
+        """Return the summary as an HTML table, for Jupyter, with the intervals and decisions.
 
-        The target's estimate is a row of its own above its interval.
+        The target's estimate, when it is not pass^k, is a row of its own with
+        its interval; so are, for two agents, each agent's and the difference.
 
         Examples
         --------
@@ -118,64 +114,87 @@ class AdaptiveResult(EvalResult):
         True
         """
         settings = self.header.get("adaptive") or {}
-        k = settings.get("k", self.k)
-        target = f"{_TARGETS.get(str(settings.get('statistic')), 'pass^')}{k}"
+        target = f"{_TARGETS.get(str(settings.get('statistic')), 'pass^')}{self.k}"
         rows = self._rows(k_label="k of the target")
-        level = settings.get("confidence_level")
-        ci = f"{level_text(level)} CI" if isinstance(level, float) else "CI"
-        interval = self._target_interval()
         name, value = self._target()
-        if self.comparison is not None and len(self.comparison):
-            row = self.comparison.iloc[0]
+        if name == "difference":  # the rows of an EvalResult are A's
+            first = ("pass@1", f"pass^{self.k}")
+            rows = [(f"{label} of A" if label in first else label, v) for label, v in rows]
+            statistic = str(settings.get("statistic", "pass_pow_k"))
             rows += [
-                (f"{target} of A", float(row["value_a"])),
-                (f"{target} of B", float(row["value_b"])),
-                (f"difference A - B in {target}", float(row["difference"])),
+                (f"{target} of {agent.upper()}", self._estimate(statistic, self.k, agent))
+                for agent in AGENTS
+                if agent != AGENTS[0] or target not in first
             ]
-            target = "difference"
+            rows.append((f"difference A - B in {target}", value))
         elif name != "pass_pow_k" and value is not None:
             rows.append((target, value))
-        if interval is not None:
-            low, high = interval
-            rows += [
-                (f"{target} {ci}", f"[{low:.3f}, {high:.3f}]"),
-                ("half-width reached", (high - low) / 2),
-            ]
+        if isinstance(value, Estimate) and value.has_interval:
+            rows.append(("half-width reached", (value.high - value.low) / 2))
         if "half_width" in settings:
             rows.append(("half-width wanted", settings["half_width"]))
         rows.append(("stopped because", _REASONS.get(self.stopped_because, self.stopped_because)))
         if {"runs", "first", "task"} <= set(self.design.columns):
             more = self.design["runs"] > self.design["first"]
             rows.append(("tasks given more runs", int(self.design.loc[more, "task"].nunique())))
-        return summary_html(type(self).__name__, rows)
+        methods = (
+            set(self.curve["interval_method"].dropna())
+            if "interval_method" in self.curve
+            else set()
+        )
+        notes = [_METHODS[method] for method in sorted(methods) if method in _METHODS]
+        return summary_html(type(self).__name__, rows, notes)
 
-    def _target(self) -> tuple[str, float | None]:
-        """Return the name of what the evaluation stopped on, and its estimate if known.
+    def _estimates(self) -> tuple[Estimate | float, Estimate | float]:
+        """Return pass@1 and pass^k with the adaptive design's intervals, those of `curve`."""
+        at_1 = self._estimate("pass_pow_k", 1, AGENTS[0], self.pass_at_1)
+        at_k = self._estimate("pass_pow_k", self.k, AGENTS[0], self.pass_pow_k)
+        return self.pass_at_1 if at_1 is None else at_1, self.pass_pow_k if at_k is None else at_k
+
+    def _estimate(
+        self, statistic: str, k: int, agent: str, value: float | None = None
+    ) -> Estimate | float | None:
+        """Return a statistic of the curve at k for an agent, with its interval.
+
+        `value` (the field the result holds) stands in for the curve's, and
+        alone when the curve has no such row; None when neither is known.
+        """
+        rows = self.curve
+        if "agent" in rows:
+            rows = rows[rows["agent"] == agent]
+        columns = {"k", statistic, f"{statistic}_low", f"{statistic}_high"}
+        at_k = rows[rows["k"] == k] if columns <= set(rows.columns) else rows.iloc[:0]
+        if at_k.empty:
+            return value
+        row = at_k.iloc[0]
+        return Estimate(
+            float(row[statistic]) if value is None else value,
+            float(row[f"{statistic}_low"]),
+            float(row[f"{statistic}_high"]),
+            self._level(),
+        )
+
+    def _level(self) -> float | None:
+        """Return the confidence level the evaluation recorded, None if it recorded none."""
+        level = (self.header.get("adaptive") or {}).get("confidence_level")
+        return float(level) if isinstance(level, (int, float)) else None
+
+    def _target(self) -> tuple[str, Estimate | float | None]:
+        """Return the name of what the evaluation stopped on, and its estimate and interval.
 
         ``"difference"`` for two agents, else the statistic (``"pass_pow_k"``
         or ``"pass_at_k"``) with the curve's value at the target's k.
         """
         if self.comparison is not None and len(self.comparison):
-            return "difference", float(self.comparison["difference"].iloc[0])
-        statistic = str((self.header.get("adaptive") or {}).get("statistic", "pass_pow_k"))
-        if not {"k", statistic} <= set(self.curve.columns):
-            return statistic, None
-        at_k = self.curve.loc[self.curve["k"] == self.k, statistic]
-        return statistic, None if at_k.empty else float(at_k.iloc[0])
-
-    def _target_interval(self) -> tuple[float, float] | None:
-        """Return the interval the evaluation stopped on: the target's, or the difference's."""
-        if self.comparison is not None and len(self.comparison):
             row = self.comparison.iloc[0]
-            return float(row["difference_low"]), float(row["difference_high"])
-        statistic = (self.header.get("adaptive") or {}).get("statistic", "pass_pow_k")
-        low, high = f"{statistic}_low", f"{statistic}_high"
-        if not {"k", low, high} <= set(self.curve.columns):
-            return None
-        at_k = self.curve[self.curve["k"] == self.k]
-        if at_k.empty:
-            return None
-        return float(at_k[low].iloc[0]), float(at_k[high].iloc[0])
+            return "difference", Estimate(
+                float(row["difference"]),
+                float(row["difference_low"]),
+                float(row["difference_high"]),
+                self._level(),
+            )
+        statistic = str((self.header.get("adaptive") or {}).get("statistic", "pass_pow_k"))
+        return statistic, self._estimate(statistic, self.k, AGENTS[0])
 
 
 _TARGETS = {"pass_pow_k": "pass^", "pass_at_k": "pass@"}
@@ -189,6 +208,18 @@ _REASONS = {
     "exhausted": "every task of the pool was used",
 }
 """What each ``stopped_because`` means."""
+
+_METHODS = {
+    "sequential": (
+        "The intervals are the adaptive design's sequential ones, whose coverage under its "
+        "stopping rule study/adaptive_coverage.py measures (docs/adaptive.md)."
+    ),
+    "betting_sequence": (
+        "The intervals are betting confidence sequences, valid however the evaluation stopped "
+        "(docs/adaptive.md)."
+    ),
+}
+"""What the intervals of each ``interval_method`` of the curve are, as the HTML summary says."""
 
 
 def _curve(runs: pd.DataFrame, ends: Ends, agent: int, design: Design) -> pd.DataFrame:

@@ -26,6 +26,7 @@ import pandas as pd
 
 from passk_lab._choices import ERROR_KINDS
 from passk_lab._files import check_regular, encodable, not_utf8
+from passk_lab._summary import Shown, summary_html, summary_repr
 from passk_lab._warnings import ReadWarning, warn
 from passk_lab.harness._ledger_format import (
     DAMAGED,
@@ -36,6 +37,7 @@ from passk_lab.harness._ledger_format import (
     checked_run,
     cost_of,
 )
+from passk_lab.harness._task import date_text
 
 __all__ = ["Ledger", "Parsed", "cost_totals", "parse", "read_ledger", "runs_frame"]
 
@@ -60,6 +62,69 @@ class Ledger(NamedTuple):
 
     runs: pd.DataFrame
     header: dict[str, Any]
+
+    def __repr__(self) -> str:
+        """Return one line: the runs recorded (never the table), their tasks, k, model, resumptions.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> import passk_lab as pk
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "coin.jsonl"
+        >>> _ = pk.evaluate(pk.coin_tasks(p=0.85, tasks=40, seed=42), k=5, model="c", ledger=path)
+        >>> pk.read_ledger(path)
+        Ledger(runs=<200 rows>, tasks=40, k=5, model='c', resumptions=0)
+        """
+        header = self.header
+        fields: list[tuple[str, object]] = [
+            ("runs", Shown(f"<{len(self.runs)} rows>")),
+            ("tasks", self._tasks_run()),
+            ("k", header.get("k")),
+        ]
+        if header.get("model") is not None:
+            fields.append(("model", str(header["model"])))
+        fields.append(("resumptions", len(header.get("resumptions") or [])))
+        if header.get("adaptive"):
+            fields.append(("adaptive", True))
+        return summary_repr(type(self).__name__, fields)
+
+    def _repr_html_(self) -> str:
+        """Return the ledger as an HTML table, for Jupyter: what it records, not the runs.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> import passk_lab as pk
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "coin.jsonl"
+        >>> _ = pk.evaluate(pk.coin_tasks(p=0.85, tasks=40, seed=42), k=5, ledger=path)
+        >>> "runs planned (tasks x k)" in pk.read_ledger(path)._repr_html_()
+        True
+        """
+        header = self.header
+        adaptive = bool(header.get("adaptive"))
+        listed = len(header.get("tasks") or [])
+        rows: list[tuple[str, object]] = [("runs recorded", len(self.runs))]
+        if not adaptive and isinstance(header.get("k"), int):
+            rows.append(("runs planned (tasks x k)", listed * header["k"]))
+        rows += [
+            ("tasks with a run", self._tasks_run()),
+            ("tasks in the pool" if adaptive else "tasks planned", listed),
+            ("k of the target" if adaptive else "runs per task (k)", header.get("k")),
+        ]
+        rows += [
+            (name, date_text(header[name]) if name == "date" else header[name])
+            for name in ("model", "date", "seed")
+            if header.get(name) is not None
+        ]
+        rows.append(("resumptions", len(header.get("resumptions") or [])))
+        if adaptive:
+            rows.append(("adaptive", "yes: resume it with evaluate_until"))
+        note = "pk.reliability_curve(ledger.runs) gives pass@1 and pass^k with their intervals."
+        return summary_html(type(self).__name__, rows, [] if adaptive else [note])
+
+    def _tasks_run(self) -> int:
+        """Return the tasks that have a run in the ledger."""
+        return int(self.runs["task"].nunique()) if "task" in self.runs else 0
 
 
 # --- the runs table ------------------------------------------------------------------------

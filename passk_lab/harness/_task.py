@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -9,9 +10,12 @@ from typing import Any, Generic, TypeVar
 
 import pandas as pd
 
-from passk_lab._summary import Shown, summary_html, summary_repr
+from passk_lab._data.cells import Cells
+from passk_lab._data.tally import as_tally
+from passk_lab._summary import SUMMARY_LEVEL, Estimate, Shown, summary_html, summary_repr
+from passk_lab.intervals import ConfidenceInterval, default_intervals
 
-__all__ = ["EvalResult", "Guard", "Task", "the_result"]
+__all__ = ["EvalResult", "Guard", "Task", "date_text", "the_result"]
 
 T = TypeVar("T")
 
@@ -159,30 +163,52 @@ class EvalResult:
     cost: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
 
     def __repr__(self) -> str:
-        """Return one line: the tasks, k, both estimates, the runs and their errors, the model.
+        """Return one line: the tasks, k, both estimates with their 95% intervals, the runs.
 
-        The runs table is summarised by its length, never printed.
+        The intervals are those :func:`~passk_lab.reliability_curve` gives
+        ``runs`` by default (closed form, the tasks as the units: nothing is
+        drawn), pass@1's from its k = 1 row and pass^k's from its row at `k`.
+        Then the runs table, summarised by its length (never printed), the runs
+        that raised and timed out, the model and the costs.
 
         Examples
         --------
         >>> import passk_lab as pk
         >>> pk.evaluate(pk.coin_tasks(p=0.85, tasks=40, seed=42), k=5, model="coin")
-        EvalResult(tasks=40, k=5, pass_at_1=0.86, pass_pow_k=0.45, runs=<200 rows>,
-                   errored=0, timed_out=0, model='coin')
+        EvalResult(tasks=40, k=5, pass_at_1=0.86 (95% CI [0.787, 0.915]),
+                   pass_pow_k=0.45 (95% CI [0.293, 0.615]), runs=<200 rows>, errored=0,
+                   timed_out=0, model='coin')
         """
         return summary_repr(type(self).__name__, self._fields())
 
     def _repr_html_(self) -> str:
-        """Return the summary as an HTML table, for Jupyter.
+        """Return the summary as an HTML table, for Jupyter, each estimate with its 95% interval.
 
         Examples
         --------
         >>> import passk_lab as pk
         >>> page = pk.evaluate(pk.coin_tasks(p=0.85, tasks=40, seed=42), k=5)._repr_html_()
-        >>> "pass^5" in page and "0.45" in page
+        >>> "pass^5" in page and "0.45" in page and "[0.293, 0.615]" in page
         True
         """
-        return summary_html(type(self).__name__, self._rows())
+        rows = self._rows()
+        shown = any(isinstance(value, Estimate) for _, value in rows)
+        return summary_html(type(self).__name__, rows, [_CURVE_NOTE] if shown else [])
+
+    def _estimates(self) -> tuple[Estimate | float, Estimate | float]:
+        """Return pass@1 and pass^k, each with the interval the reliability curve of the runs gives.
+
+        The values alone when the runs table cannot be counted (a table made by
+        hand, without ``task`` and ``passed``).
+        """
+        limits = _curve_limits(self.runs, self.k)
+        if limits is None:
+            return self.pass_at_1, self.pass_pow_k
+        at_1, pow_k = limits
+        return (
+            Estimate(self.pass_at_1, float(at_1.low), float(at_1.high), SUMMARY_LEVEL),
+            Estimate(self.pass_pow_k, float(pow_k.low), float(pow_k.high), SUMMARY_LEVEL),
+        )
 
     def _errors(self) -> tuple[int, int]:
         """Return the runs that raised and those of them that timed out.
@@ -198,11 +224,12 @@ class EvalResult:
 
     def _fields(self) -> list[tuple[str, object]]:
         errored, timed_out = self._errors()
+        pass_at_1, pass_pow_k = self._estimates()
         fields: list[tuple[str, object]] = [
             ("tasks", self.tasks),
             ("k", self.k),
-            ("pass_at_1", self.pass_at_1),
-            ("pass_pow_k", self.pass_pow_k),
+            ("pass_at_1", pass_at_1),
+            ("pass_pow_k", pass_pow_k),
             ("runs", Shown(f"<{len(self.runs)} rows>")),
             ("errored", errored),
             ("timed_out", timed_out),
@@ -215,11 +242,12 @@ class EvalResult:
 
     def _rows(self, k_label: str = "runs per task (k)") -> list[tuple[str, object]]:
         errored, timed_out = self._errors()
+        pass_at_1, pass_pow_k = self._estimates()
         rows: list[tuple[str, object]] = [
             ("tasks", self.tasks),
             (k_label, self.k),
-            ("pass@1", self.pass_at_1),
-            (f"pass^{self.k}", self.pass_pow_k),
+            ("pass@1", pass_at_1),
+            (f"pass^{self.k}", pass_pow_k),
             ("runs", len(self.runs)),
             ("errored runs", errored),
             ("of them, timed out", timed_out),
@@ -227,7 +255,7 @@ class EvalResult:
         if self.header.get("model") is not None:
             rows.append(("model", str(self.header["model"])))
         if self.header.get("date"):
-            rows.append(("date", _date(self.header["date"])))
+            rows.append(("date", date_text(self.header["date"])))
         rows += [(f"cost ({name})", total) for name, total in self.cost.items()]
         return rows
 
@@ -255,8 +283,43 @@ class EvalResult:
         )
 
 
-def _date(recorded: object) -> str:
-    """Return a header's ISO date as ``2026-12-02 00:49 UTC``, or as recorded if it is not one."""
+_CURVE_NOTE = (
+    "The intervals are those pk.reliability_curve(result.runs) gives (tasks as the units; "
+    "closed form)."
+)
+"""Where an evaluation's intervals come from, as its HTML summary says."""
+
+
+def _curve_limits(
+    runs: pd.DataFrame, k: int
+) -> tuple[ConfidenceInterval, ConfidenceInterval] | None:
+    """Return the limits of pass@1 and of pass^k that :func:`~passk_lab.reliability_curve` gives.
+
+    The curve's default: errored runs as failures, every task with a run
+    counted for pass@1 and every task with `k` runs or more for pass^k, the
+    ``"auto"`` intervals at :data:`SUMMARY_LEVEL` (closed form, so the generator
+    is never drawn from). None when the runs cannot be counted; a warning the
+    counting gives is not repeated at every display.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            cells = Cells.from_tally(as_tally(runs, None))
+        except (ValueError, TypeError, KeyError):
+            return None
+        if k < 1 or not len(cells.n):
+            return None
+        return default_intervals(cells.n, cells.c, cells.tasks, k, SUMMARY_LEVEL)
+
+
+def date_text(recorded: object) -> str:
+    """Return a header's ISO date as ``2026-12-02 00:49 UTC``, or as recorded if it is not one.
+
+    Examples
+    --------
+    >>> date_text("2026-12-02T01:49:31+01:00"), date_text("yesterday")
+    ('2026-12-02 00:49 UTC', 'yesterday')
+    """
     try:
         moment = datetime.fromisoformat(str(recorded))
     except ValueError:
