@@ -17,6 +17,7 @@ from passk_lab._warnings import FewRunsWarning as FewRunsWarning
 from passk_lab._warnings import FewTasksWarning as FewTasksWarning
 from passk_lab._warnings import FitRejectedWarning as FitRejectedWarning
 from passk_lab._warnings import NoEstimateWarning as NoEstimateWarning
+from passk_lab._warnings import NoSeparationWarning as NoSeparationWarning
 from passk_lab._warnings import NoVariationWarning as NoVariationWarning
 from passk_lab._warnings import PasskDeprecationWarning as PasskDeprecationWarning
 from passk_lab._warnings import PasskWarning as PasskWarning
