@@ -89,7 +89,8 @@ def tally(
     ----------
     runs : DataFrame, numpy.ndarray, Tally or dask.dataframe.DataFrame
         A runs table (``task``, ``run``, ``passed`` or ``reward``; optional
-        ``error``, ``timed_out`` and grouping columns), a tally
+        ``error``, ``timed_out`` and grouping columns; without ``run``, each
+        task's runs are numbered in the order of the rows), a tally
         (``[*by, task, n, c]``), or an outcome matrix from
         :func:`outcome_matrix` (or a 2-D bool array, tasks x runs). A table
         with any of ``run``, ``passed`` or ``reward`` is a runs table, one
