@@ -7,6 +7,7 @@ from passk_lab import io as io
 from passk_lab import plots as plots
 from passk_lab import report as report
 from passk_lab._choices import ERROR_KINDS as ERROR_KINDS
+from passk_lab._data.mapping import runs as runs
 from passk_lab._styled import styled as styled
 from passk_lab._version import __version__ as __version__
 from passk_lab._warnings import ConflictingVerdictWarning as ConflictingVerdictWarning
@@ -16,6 +17,7 @@ from passk_lab._warnings import FewRunsWarning as FewRunsWarning
 from passk_lab._warnings import FewTasksWarning as FewTasksWarning
 from passk_lab._warnings import FitRejectedWarning as FitRejectedWarning
 from passk_lab._warnings import NoEstimateWarning as NoEstimateWarning
+from passk_lab._warnings import NoSeparationWarning as NoSeparationWarning
 from passk_lab._warnings import NoVariationWarning as NoVariationWarning
 from passk_lab._warnings import PasskDeprecationWarning as PasskDeprecationWarning
 from passk_lab._warnings import PasskWarning as PasskWarning

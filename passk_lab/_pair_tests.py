@@ -22,9 +22,9 @@ from passk_lab._agents import Agents
 from passk_lab._choices import METRICS, PAIRED_METHODS, Adjustment, Metric, PairedMethod
 from passk_lab._errors import with_keywords
 from passk_lab._paired import paired_table
-from passk_lab._permutation import permutation_test
+from passk_lab._permutation import permutation_test, smallest_p_value, tasks_to_separate
 from passk_lab._typing import Floats, Ints
-from passk_lab._warnings import ResolutionWarning, warn
+from passk_lab._warnings import NoSeparationWarning, ResolutionWarning, warn
 
 __all__ = [
     "adjusted_p_values",
@@ -34,6 +34,7 @@ __all__ = [
     "draw_seed",
     "pair_tests",
     "pairs_attrs",
+    "warn_no_separation",
 ]
 
 
@@ -137,6 +138,7 @@ def pair_tests(
                 result.loc[family, "p_value"].to_numpy(), adjust
             )
     _warn_monte_carlo(result, len(agents.pairs()), 1.0 - confidence_level, adjust, n_resamples)
+    warn_no_separation(result, len(agents.pairs()), 1.0 - confidence_level, adjust)
     columns = [*result.columns.drop(["pair", "test", "p_adjusted"]), "p_adjusted", "test"]
     return result[columns].reset_index(drop=True)
 
@@ -165,6 +167,66 @@ def _warn_monte_carlo(
                 needed=needed,
             )
         )
+
+
+def warn_no_separation(
+    pairs: pd.DataFrame, count: int, level: float, adjust: Adjustment | None
+) -> None:
+    """Warn at the ks where too few tasks leave every pair's adjusted p-value above `level`.
+
+    On ``m`` tasks the sign-flip test gives no p-value below ``2 / 2**m``
+    (:func:`~passk_lab._permutation.smallest_p_value`), whatever the runs;
+    Holm's adjustment multiplies the smallest of a family by the `count` of
+    pairs, Benjamini and Hochberg's may leave it as it is. Where that floor,
+    on the most tasks any pair is counted on at a k, is above `level`, no
+    pair is told apart there: :class:`~passk_lab._warnings.NoSeparationWarning`
+    says so, and how many tasks it takes before one can be
+    (:func:`~passk_lab._permutation.tasks_to_separate`).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> pairs = pd.DataFrame({"k": [1, 1, 1], "n_tasks": [5, 5, 5]})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_no_separation(pairs, 3, 0.05, "holm")
+    >>> found = caught[0].message
+    >>> found.smallest_p, found.tasks, found.needed, found.pairs, found.ks
+    (0.1875, 5, 7, 3, (1,))
+    """
+    factor = count if adjust == "holm" else 1
+    most = pairs.groupby("k", sort=True)["n_tasks"].max()
+    blind = most[[factor * smallest_p_value(int(tasks)) > level for tasks in most]]
+    if blind.empty:
+        return
+    tasks = int(blind.max())
+    floor = smallest_p_value(tasks)
+    smallest = min(1.0, factor * floor)
+    needed = tasks_to_separate(level, factor)
+    ks = [int(k) for k in blind.index]
+    at = f"k = {ks[0]}" if len(ks) == 1 else f"k = {', '.join(map(str, ks[:-1]))} and {ks[-1]}"
+    counted = f"{tasks} tasks" if bool((blind == tasks).all()) else f"at most {tasks} tasks"
+    adjusted = (
+        f", and Holm's adjustment over the {count} pairs makes the smallest "
+        f"min(1, {count} x {floor:.3g}) = {smallest:.3g}"
+        if factor > 1
+        else ""
+    )
+    warn(
+        NoSeparationWarning(
+            f"at {at}, on {counted}, no two agents can be told apart at the level {level:.2g}, "
+            f"whatever their runs: the paired sign-flip test gives no p-value below 2/2^{tasks} = "
+            f"{floor:.3g} (every task favouring one agent){adjusted}. It takes at least {needed} "
+            f"tasks before any pair can be told apart, and then only if every one of them "
+            f"favours the same agent",
+            smallest_p=smallest,
+            level=level,
+            tasks=tasks,
+            needed=needed,
+            pairs=count,
+            ks=ks,
+        )
+    )
 
 
 def pairs_attrs(

@@ -28,6 +28,13 @@ p-value is a Monte Carlo one (``sign_flip_monte_carlo``),
 With one run per task on each side and k = 1, the test is McNemar's exact
 test: the tasks where exactly one agent passed are the discordant pairs, and
 A's share of them is Binomial(discordant, 1/2) under the null.
+
+What a number of tasks can show at all: of the ``2**m`` sign patterns of the
+``m`` tasks whose difference is not 0, only the two with every sign alike
+reach ``|S| = sum_i |d_i|``, so no p-value is below ``2 / 2**m``
+(:func:`smallest_p_value`), whatever the runs; it is reached when every task
+that differs favours one agent. :func:`tasks_to_separate` is the fewest tasks
+for which that floor, times an adjustment's factor, is within a level.
 """
 
 from __future__ import annotations
@@ -41,7 +48,7 @@ from scipy import special
 from passk_lab._choices import Metric
 from passk_lab._typing import Floats, Ints
 
-__all__ = ["PermutationTest", "permutation_test"]
+__all__ = ["PermutationTest", "permutation_test", "smallest_p_value", "tasks_to_separate"]
 
 
 _LATTICE = 1 << 20
@@ -188,3 +195,63 @@ def _monte_carlo(
     slack = 1e-9 * float((sizes * counts).sum())
     hits = np.count_nonzero(np.abs(sums) >= abs(observed) - slack)
     return float((1 + hits) / (1 + n_resamples))
+
+
+def smallest_p_value(tasks: int) -> float:
+    """Return the smallest two-sided p-value the sign-flip test can give on `tasks` tasks.
+
+    ``2 / 2**tasks``: the chance of the two sign patterns with every sign
+    alike, the only ones as far from 0 as the observed sum when every task
+    favours one agent; 1 for none or one task. Tasks whose difference is 0
+    add nothing, so with ties the floor is that of the tasks that differ.
+
+    Parameters
+    ----------
+    tasks : int
+        The tasks counted, ``>= 0``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> [smallest_p_value(tasks) for tasks in (0, 1, 2, 5, 6)]
+    [1.0, 1.0, 0.5, 0.0625, 0.03125]
+    """
+    return min(1.0, 2.0 ** (1 - tasks))
+
+
+def tasks_to_separate(level: float, factor: int = 1) -> int:
+    """Return the fewest tasks on which ``factor * smallest_p_value(tasks) <= level``.
+
+    The fewest tasks on which a paired sign-flip test, its p-value multiplied
+    by `factor` (Holm's first step over that many pairs), can reject at
+    `level` at all: with one task fewer no runs can; with these, only runs in
+    which every task favours one agent.
+
+    Parameters
+    ----------
+    level : float
+        The level of the tests, in (0, 1).
+    factor : int
+        What the adjustment multiplies the smallest p-value by (1 for none).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    Six tasks for one pair at 0.05 (2 / 2**6 = 0.031), nine for ten pairs
+    (10 * 2 / 2**9 = 0.039):
+
+    >>> tasks_to_separate(0.05), tasks_to_separate(0.05, factor=10)
+    (6, 9)
+    """
+    tasks = max(1, math.ceil(1 + math.log2(factor / level)))
+    while tasks > 1 and factor * smallest_p_value(tasks - 1) <= level:  # guard the logarithm
+        tasks -= 1
+    while factor * smallest_p_value(tasks) > level:
+        tasks += 1
+    return tasks

@@ -42,6 +42,7 @@ __all__ = [
     "FewTasksWarning",
     "FitRejectedWarning",
     "NoEstimateWarning",
+    "NoSeparationWarning",
     "NoVariationWarning",
     "PasskDeprecationWarning",
     "PasskWarning",
@@ -175,6 +176,37 @@ class ResolutionWarning(PasskWarning, RuntimeWarning):
         super().__init__(message, keywords=("n_resamples",))
         self.tests = int(tests)
         self.needed = int(needed)
+
+
+class NoSeparationWarning(PasskWarning, RuntimeWarning):
+    """Too few tasks for any two agents to be told apart at the level, whatever their runs.
+
+    Attributes ``smallest_p`` (the smallest adjusted p-value any pair can
+    reach on those tasks), ``level`` (the tests' level, ``1 -
+    confidence_level``), ``tasks`` (the most tasks a pair is counted on
+    there), ``needed`` (the fewest tasks on which a pair could be told apart),
+    ``pairs`` (the pairs of agents) and ``ks`` (the ks where it holds).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        smallest_p: float,
+        level: float,
+        tasks: int,
+        needed: int,
+        pairs: int,
+        ks: Sequence[int],
+        keywords: Iterable[str] = ("confidence_level",),
+    ) -> None:
+        super().__init__(message, keywords=keywords)
+        self.smallest_p = float(smallest_p)
+        self.level = float(level)
+        self.tasks = int(tasks)
+        self.needed = int(needed)
+        self.pairs = int(pairs)
+        self.ks = tuple(int(k) for k in ks)
 
 
 class FitRejectedWarning(PasskWarning, RuntimeWarning):

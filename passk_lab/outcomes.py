@@ -1,8 +1,10 @@
 """Views of a runs table: the per-task tally, the outcome matrix, the per-run view, compaction.
 
 A **runs** table is a tidy :class:`pandas.DataFrame` with one row per run and
-the columns ``task`` (any hashable id), ``run`` (an integer ``>= 0``) and
-``passed`` (bool), or ``reward`` (a number) instead of ``passed``. Optional
+the columns ``task`` (any hashable id), ``run`` (an integer ``>= 0``; without
+it, each task's runs are numbered in the order of the rows) and ``passed``
+(bool), or ``reward`` (a number) instead of ``passed``; a table whose columns
+have other names is mapped by :func:`passk_lab.runs`. Optional
 columns: ``error`` (text, missing when the run raised nothing), ``error_kind``
 (whose failure an error was, as :func:`passk_lab.evaluate` records it),
 ``timed_out`` (bool), and grouping columns such as ``model`` or ``domain``
@@ -87,7 +89,8 @@ def tally(
     ----------
     runs : DataFrame, numpy.ndarray, Tally or dask.dataframe.DataFrame
         A runs table (``task``, ``run``, ``passed`` or ``reward``; optional
-        ``error``, ``timed_out`` and grouping columns), a tally
+        ``error``, ``timed_out`` and grouping columns; without ``run``, each
+        task's runs are numbered in the order of the rows), a tally
         (``[*by, task, n, c]``), or an outcome matrix from
         :func:`outcome_matrix` (or a 2-D bool array, tasks x runs). A table
         with any of ``run``, ``passed`` or ``reward`` is a runs table, one

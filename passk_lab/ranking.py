@@ -126,8 +126,8 @@ def pairwise(
 
     Warns
     -----
-    UnequalRunsWarning, ResolutionWarning
-        Where agents' runs differ on a task, or Monte Carlo p-values are too coarse.
+    UnequalRunsWarning, ResolutionWarning, NoSeparationWarning
+        Where runs differ on a task, Monte Carlo p-values are too coarse, or tasks too few.
 
     Examples
     --------
@@ -241,6 +241,11 @@ def leaderboard(
     ValueError
         If the runs hold fewer than two agents, the agents share no task, or
         a task is not run by every agent (with ``unmatched="raise"``).
+
+    Warns
+    -----
+    NoSeparationWarning
+        Where too few tasks let no two agents be told apart, whatever the runs.
 
     See Also
     --------

@@ -108,12 +108,12 @@ def test_run_and_passed_name_the_columns_of_a_runs_table(tmp_path, capsys):
     expected = pk.reliability_curve(runs, [1])
     assert table["pass_pow_k"].tolist() == pytest.approx(expected["pass_pow_k"].tolist())
     for options, missing, told in [
-        ([], "no task column", "task= is --task"),
         (
-            ["--task", "problem"],
-            "no passed or reward column",
-            "passed= is --passed, reward= is --reward",
+            [],
+            "renamed.csv has no task column, no passed or reward column and no run column",
+            "task= is --task, run= is --run, passed= is --passed",
         ),
+        (["--task", "problem"], "no passed or reward column", "run= is --run, passed= is --passed"),
     ]:
         with pytest.raises(SystemExit):
             main(["analyze", str(path), *options])
@@ -122,7 +122,7 @@ def test_run_and_passed_name_the_columns_of_a_runs_table(tmp_path, capsys):
         assert line.endswith(f" (on the command line: {told})")
     with pytest.raises(SystemExit):  # --run names the column of run numbers
         main(["analyze", str(path), "--task", "problem", "--passed", "ok", "--run", "trial"])
-    assert "no column 'trial' (given as run=)" in capsys.readouterr().err
+    assert "no column 'trial' (given as run=;" in capsys.readouterr().err
 
 
 def test_n_and_c_name_the_columns_of_a_table_of_counts(tmp_path, capsys):

@@ -329,7 +329,7 @@ def test_a_missing_column_is_told_with_its_option(tmp_path, capsys):
         path, index=False
     )
     line = refused(["analyze", str(path)], capsys)
-    assert line.endswith("name it with task='...' (on the command line: task= is --task)")
+    assert line.endswith("map yours: task='problem' (on the command line: task= is --task)")
     assert line.count("on the command line") == 1
 
 

@@ -115,8 +115,10 @@ def test_damaged_csv_files_are_refused(tmp_path):
         with pytest.raises(ValueError, match=match):
             read_counts(path)
     path.write_text("task,n,c\na,3,1\n")
-    with pytest.raises(ValueError, match=r"no column 'samples' \(given as n=\)"):
+    with pytest.raises(ValueError, match=r"no column 'samples' \(given as n=; its columns"):
         read_counts(path, n="samples")
+    with pytest.raises(ValueError, match=r"no column 'cc' \(given as c=.*did you mean 'c'\?$"):
+        read_counts(path, c="cc")
 
 
 def test_a_file_cut_short_is_refused(tmp_path):

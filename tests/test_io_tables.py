@@ -120,7 +120,7 @@ def table(tmp_path, name="runs.csv", **columns):
         (
             {"id": [0], "passed": [True]},
             {},
-            r"runs\.csv: no task column .*name it with task='\.\.\.'$",
+            r"runs\.csv has no task column .*by their names, map yours: task='id'$",
         ),
         ({"task": [0], "passed": [True]}, {"task": "problem"}, r"no column 'problem' \(given as"),
         (
@@ -131,7 +131,7 @@ def table(tmp_path, name="runs.csv", **columns):
         (
             {"task": [0], "score": [1.0]},
             {},
-            r"runs\.csv: no passed or reward column .* with reward='\.\.\.'$",
+            r"runs\.csv has no passed or reward column .*map yours: reward='score'$",
         ),
         (
             {"task": [0], "ok": [True], "score": [1.0]},
@@ -143,7 +143,14 @@ def table(tmp_path, name="runs.csv", **columns):
             {"threshold": 0.5},
             r"runs\.csv: threshold applies to a reward",
         ),
-        ({"task": [0], "passed": [True]}, {"by": "model"}, r"no 'model' column, named in by"),
+        ({"task": [0], "passed": [True]}, {"by": "model"}, r"no column 'model', named in by"),
+        (
+            {"Task": [0], "verdict": [True]},
+            {"by": "modle"},
+            r"has no task column, no passed or reward column and no column 'modle', named in by "
+            r"\(its columns are \['Task', 'verdict'\]\); by their names, map yours: task='Task', "
+            r"passed='verdict'; and name in by= columns the table has$",
+        ),
     ],
 )
 def test_missing_or_conflicting_columns_are_refused(tmp_path, columns, options, message):
@@ -156,11 +163,12 @@ def test_missing_or_conflicting_columns_are_refused(tmp_path, columns, options, 
     [
         ({"id": [0], "passed": [True]}, {}, ("task",)),
         ({"task": [0], "passed": [True]}, {"task": "problem"}, ("task",)),
-        ({"task": [0], "score": [1.0]}, {}, ("passed", "reward")),
+        ({"task": [0], "score": [1.0]}, {}, ("reward",)),
+        ({"task": [0], "notes": ["x"]}, {}, ("passed",)),
     ],
 )
 def test_a_missing_column_names_the_keyword_that_names_it(tmp_path, columns, options, keywords):
-    with pytest.raises(ValueError, match=r"runs\.csv: no") as refused:
+    with pytest.raises(ValueError, match=r"runs\.csv has no") as refused:
         read_runs(table(tmp_path, **columns), **options)
     assert keywords_of(refused.value) == keywords
 
@@ -547,15 +555,15 @@ def assert_refused_as_before(monkeypatch, path, message):
         ),
         (
             lines('{"id":1,"passed":true}'),
-            r": no task column \(its columns are \['id', 'passed'\]\)",
+            r" has no task column \(its columns are \['id', 'passed'\]\)",
         ),
-        (lines('{"task":1,"score":1}'), r": no passed or reward column"),
-        (lines("{}", "{}"), r": no task column \(its columns are \[\]\)"),
+        (lines('{"task":1,"score":1}'), r" has no passed or reward column"),
+        (lines("{}", "{}"), r" has no task column and no passed or reward column \(its col"),
         (b"", r": the file is empty"),
         (b"\n\n", r": no runs; a runs table has one row per run"),
         (
             lines("null", '{"task":0,"passed":true}'),
-            r": no task column \(its columns are \['0'\]\)",
+            r" has no task column and no passed or reward column \(its columns are \['0'\]\)",
         ),
     ],
 )

@@ -389,7 +389,10 @@ def test_a_task_some_agent_lacks_is_refused_or_dropped(function):
     )
     with pytest.raises(ValueError, match=r"'b' lacks 1 \(2\).*unmatched='drop'"):
         function(runs)
-    with pytest.warns(UserWarning, match=r"dropped 1 task\(s\).*'b' lacks 1 \(2\)"):
+    with (
+        pytest.warns(pk.NoSeparationWarning, match="on 2 tasks"),  # two tasks tell no one apart
+        pytest.warns(UserWarning, match=r"dropped 1 task\(s\).*'b' lacks 1 \(2\)"),
+    ):
         result = function(runs, unmatched="drop")
     assert result.attrs["dropped_tasks"] == [2]
     assert set(result["n_tasks"]) == {2}
@@ -405,6 +408,7 @@ def test_unequal_runs_warn_naming_the_agent_and_too_large_a_k_is_refused():
     agents["c"] = [outcomes[:2] for outcomes in agents["c"]][:1] + agents["c"][1:]
     runs = runs_table(agents)
     with (
+        pytest.warns(pk.NoSeparationWarning, match="on at most 6 tasks"),
         pytest.warns(RuntimeWarning, match=r"2 of the 6 shared tasks have different runs"),
         pytest.warns(RuntimeWarning, match=r"k = 3 counts 4 of the 6 tasks.*'b', 'c' have fewer"),
     ):
@@ -413,6 +417,7 @@ def test_unequal_runs_warn_naming_the_agent_and_too_large_a_k_is_refused():
     agents["c"] = [outcomes[:2] for outcomes in agents["c"]]
     only_b = runs_table({"a": agents["a"], "b": agents["b"]})
     with (
+        pytest.warns(pk.NoSeparationWarning, match="at k = 3, on 4 tasks"),
         pytest.warns(RuntimeWarning, match=r"task 0: 'b' has 2, 'a' 3"),
         pytest.warns(RuntimeWarning, match=r"'b' has fewer than 3 runs"),
     ):
@@ -482,7 +487,8 @@ def test_pairwise_attrs_are_the_pairs_own_and_none_of_a_single_comparison() -> N
             "c": [2, 1, 0, 2, 1, 0, 1, 1, 0, 2, 0, 0, 0, 0, 1, 2, 2, 0],
         }
     )
-    pairs = pk.pairwise(frame, ks=[1])
+    with pytest.warns(pk.NoSeparationWarning, match="on 6 tasks"):
+        pairs = pk.pairwise(frame, ks=[1])
     assert set(pairs.attrs) == {
         "by",
         "adjust",

@@ -63,7 +63,8 @@ def _verdicts(
     errored = errored_runs(part)
     if errored is None:
         errored = np.zeros(len(part), dtype=np.bool_)
-    run = run_index(part)
+    # without run numbers every run is run 0 here: the runs are numbered in order, none repeats
+    run = run_index(part) if "run" in part.columns else np.zeros(len(part), dtype=np.int64)
     number = 0 if partition_info is None else int(partition_info["number"])
     return frame.assign(
         word=run // WORD_BITS,
@@ -146,10 +147,12 @@ def count_runs(runs: Any, by: tuple[str, ...], threshold: float) -> Counts:
         )
         .compute()
     )
-    repeated = np.flatnonzero(_bits_set(words["bits"].to_numpy()) != words["n"].to_numpy())
-    if len(repeated):
-        where = words.index[int(repeated[0])]
-        _raise_repeated(runs, keys, list(where)[: len(keys)])
+    if "run" in runs.columns:  # without it the runs are numbered in order: none repeats
+        bits = _bits_set(words["bits"].to_numpy())
+        repeated = np.flatnonzero(bits != words["n"].to_numpy())
+        if len(repeated):
+            where = words.index[int(repeated[0])]
+            _raise_repeated(runs, keys, list(where)[: len(keys)])
     counts = (
         words.drop(columns="bits")
         .groupby(level=keys, sort=False, observed=True)

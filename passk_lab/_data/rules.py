@@ -6,7 +6,10 @@
   any of ``run``, ``passed`` or ``reward`` is a runs table, one with ``n`` and
   ``c`` and none of those a tally, one indexed by task an outcome matrix
   (:mod:`passk_lab._data.matrix` says what it must hold);
-* a runs table has ``task``, ``run`` and ``passed`` or ``reward``;
+* a runs table has ``task`` and ``passed`` or ``reward`` (``run`` too, or
+  its runs are numbered in the order of the rows); one that lacks some is
+  refused naming them all, and the columns that look like them
+  (:mod:`passk_lab._data.names`);
 * ids (``task``, the groups) are plain values, of one kind: a list or dict is
   refused, as are text and numbers together.
 
@@ -24,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from passk_lab._choices import ErrorPolicy
+from passk_lab._data.names import likely_columns, missing_columns, runs_lacks
 from passk_lab._errors import with_keywords
 
 __all__ = [
@@ -49,6 +53,7 @@ TableKind: TypeAlias = Literal["runs", "tally", "matrix"]
 
 _RESERVED = ("task", "run", "passed", "reward", "error", "error_kind", "timed_out")
 _RUNS_MARKS = ("run", "passed", "reward")  # a table with any of these is a runs table
+_MAP = "pk.runs(runs, {})"  # how a refusal of a runs table's columns says to map them
 
 
 # --- arguments ------------------------------------------------------------------------
@@ -198,7 +203,10 @@ def table_kind(columns: Iterable[Hashable], index_names: Sequence[Hashable]) -> 
     ``n`` and ``c`` and none of those is a **tally**; one with no ``task``
     column whose last index level is named ``task`` is an **outcome matrix**.
     Anything else is refused, naming what it has and what each kind needs, as
-    is a runs table whose task is an index level.
+    is a runs table whose task is an index level; a table with a column that
+    looks like a verdict (``success``, ``score``: see
+    :func:`~passk_lab._data.names.likely_columns`) is refused as a runs table
+    that names its columns otherwise, saying which look like which.
 
     Parameters
     ----------
@@ -246,6 +254,8 @@ def table_kind(columns: Iterable[Hashable], index_names: Sequence[Hashable]) -> 
         return "tally"
     if "task" not in has and index_names and index_names[-1] == "task":
         return "matrix"
+    if likely_columns(names, ["passed", "reward"]):  # a runs table under names of its own
+        raise missing_columns(names, runs_lacks(names), what="runs", call=_MAP)
     raise ValueError(
         f"this table is neither a runs table nor a tally nor an outcome matrix (columns "
         f"{list(map(str, names))}, index {list(index_names)}): a runs table has the columns "
@@ -404,7 +414,10 @@ def display(value: object) -> object:
 
 
 def require_runs_columns(runs: pd.DataFrame, by: tuple[str, ...]) -> None:
-    """Refuse a runs table without task, run, the `by` columns, and passed or reward.
+    """Refuse a runs table without task, passed or reward, or the `by` columns, naming them all.
+
+    ``run`` is not needed: a table without it has its runs numbered in the
+    order of the rows (:func:`passk_lab._data.mapping.run_order`).
 
     Parameters
     ----------
@@ -416,21 +429,19 @@ def require_runs_columns(runs: pd.DataFrame, by: tuple[str, ...]) -> None:
     Raises
     ------
     ValueError
-        Naming the missing columns and what it has.
+        Naming every missing column, the columns the table has, the ones that
+        look like the missing ones and the call that maps them
+        (:func:`passk_lab._data.names.missing_columns`).
 
     Examples
     --------
-    >>> require_runs_columns(pd.DataFrame({"task": [0], "run": [0], "passed": [True]}), ())
+    >>> require_runs_columns(pd.DataFrame({"task": [0], "passed": [True]}), ())
+    >>> require_runs_columns(pd.DataFrame({"id": [0], "success": [True]}), ())
+    Traceback (most recent call last):
+    ...
+    ValueError: runs has no task column and no passed or reward column (its columns are \
+['id', 'success']); by their names, map yours: pk.runs(runs, task='id', passed='success')
     """
-    require_columns(
-        runs,
-        ["task", "run", *by],
-        "runs",
-        "a runs table needs task and run columns (and any column named in by)",
-    )
-    if "passed" not in runs.columns and "reward" not in runs.columns:
-        raise ValueError(
-            f"runs has neither a passed nor a reward column "
-            f"(it has {list(map(str, runs.columns))}); "
-            f"give passed (bool) or reward (a number, with a threshold)"
-        )
+    lacks = runs_lacks(runs.columns, by)
+    if lacks:
+        raise missing_columns(list(runs.columns), lacks, what="runs", call=_MAP, by=by)

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from passk_lab._data.mapping import run_order
 from passk_lab._data.matrix import count_matrix
 from passk_lab._data.rules import (
     By,
@@ -215,7 +216,9 @@ class Checked:
 def check_runs(runs: pd.DataFrame, by: tuple[str, ...], threshold: float) -> Checked:
     """Check a runs table by every rule and return its verdicts, run indices and units.
 
-    A run marked passed that errored becomes a failed run, with a warning.
+    A run marked passed that errored becomes a failed run, with a warning. A
+    table without ``run`` has the runs of each unit numbered 0, 1, 2, ... in
+    the order of the rows (:func:`~passk_lab._data.mapping.run_order`).
 
     Parameters
     ----------
@@ -237,7 +240,7 @@ def check_runs(runs: pd.DataFrame, by: tuple[str, ...], threshold: float) -> Che
     """
     require_runs_columns(runs, by)
     passed = verdicts(runs, threshold)
-    run = run_numbers(runs)
+    run = run_numbers(runs) if "run" in runs.columns else None
     errored = errored_runs(runs)
     keys = [*by, "task"]
     try:
@@ -245,7 +248,10 @@ def check_runs(runs: pd.DataFrame, by: tuple[str, ...], threshold: float) -> Che
     except TypeError:  # an id that cannot be hashed, such as a list
         refuse_nested(runs, keys)
         raise
-    check_unique_runs(runs, keys, units, run)
+    if run is None:  # numbered in the order of the rows: no run can repeat
+        run = run_order(units, len(runs))
+    else:
+        check_unique_runs(runs, keys, units, run)
     if errored is not None:
         lucky = sum(
             np.count_nonzero(passed[low : low + BLOCK] & errored[low : low + BLOCK])

@@ -10,17 +10,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from passk_lab._data.names import rename_columns
 from passk_lab._data.rules import refuse_nested
 from passk_lab._errors import with_keywords
 from passk_lab.io._json_lines import check_json_ids
 from passk_lab.io._records import json_kind, refusal
-from passk_lab.io._table_files import (
-    load_table,
-    rename_columns,
-    require_columns,
-    require_complete,
-    table_kind,
-)
+from passk_lab.io._table_files import load_table, require_columns, require_complete, table_kind
 
 __all__ = ["is_counts", "read_counts"]
 
@@ -96,7 +91,7 @@ def read_counts(
     loaded, kind, where = load_table(
         file, "counts", "one row per task", [names["task"], *groups, *counted]
     )
-    frame = rename_columns(loaded, file, names)
+    frame = rename_columns(loaded, names, str(file))
     unnamed = [own for own, given in names.items() if given == own]
     require_columns(loaded, file, [*unnamed, *groups], own=unnamed)
     _refuse_other_tables(frame, file)

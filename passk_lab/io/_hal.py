@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from passk_lab._choices import ERROR_KINDS
+from passk_lab._data.verdicts import decide
 from passk_lab.io._json_files import load_json, result_files
 from passk_lab.io._records import (
     absent,
@@ -35,7 +36,6 @@ from passk_lab.io._records import (
     task_id,
     text,
 )
-from passk_lab.io._rewards import decide
 
 __all__ = ["is_hal", "read_hal"]
 

@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from passk_lab._data.verdicts import decide
 from passk_lab.io._harbor_jobs import Job, jobs, relative_paths
 from passk_lab.io._harbor_rewards import error_kinds, reward_field
 from passk_lab.io._harbor_trials import read_trials, times
 from passk_lab.io._records import check_name, check_partial, check_trials
-from passk_lab.io._rewards import decide
 
 __all__ = ["read_harbor"]
 

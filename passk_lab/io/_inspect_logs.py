@@ -11,10 +11,10 @@ from urllib.parse import unquote, urlparse
 import numpy as np
 import pandas as pd
 
+from passk_lab._data.verdicts import decide
 from passk_lab._errors import with_keywords
 from passk_lab._files import check_regular
 from passk_lab._warnings import ReadWarning, warn
-from passk_lab.io._rewards import decide
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLogInfo, EvalSampleSummary

@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from passk_lab._data.verdicts import decide
 from passk_lab._errors import with_keywords
 from passk_lab._files import encodable, read_text
 from passk_lab.io._json_files import load_json, result_files
@@ -34,7 +35,6 @@ from passk_lab.io._records import (
     refusal,
     text,
 )
-from passk_lab.io._rewards import decide
 
 __all__ = ["is_lm_eval", "read_lm_eval"]
 

@@ -24,7 +24,6 @@ from passk_lab.io._json_lines import first_bad_line, json_line_numbers, read_jso
 __all__ = [
     "TABLE_SUFFIXES",
     "load_table",
-    "rename_columns",
     "require_columns",
     "require_complete",
     "table_kind",
@@ -230,48 +229,6 @@ def _csv_lines(file: Path) -> list[int]:
                 starts.append(end + 1)
             end = reader.line_num
     return starts[1:]
-
-
-def rename_columns(frame: pd.DataFrame, file: Path, names: dict[str, str]) -> pd.DataFrame:
-    """Rename the columns the file names otherwise: `names` maps a column to its name there.
-
-    Raises
-    ------
-    ValueError
-        If a column so named is not in the file, or the file has a column of
-        the name too; the fix is the keyword of the call that named it.
-
-    Examples
-    --------
-    >>> frame = pd.DataFrame({"problem": ["a"], "ok": [True]})
-    >>> names = {"task": "problem", "passed": "ok"}
-    >>> rename_columns(frame, Path("runs.csv"), names).columns.tolist()
-    ['task', 'passed']
-    >>> rename_columns(frame, Path("runs.csv"), {"task": "id"})
-    Traceback (most recent call last):
-    ...
-    ValueError: runs.csv: no column 'id' (given as task=); its columns are ['problem', 'ok']
-    """
-    for own, given in names.items():
-        if given == own:
-            continue
-        if given not in frame.columns:
-            raise with_keywords(
-                ValueError(
-                    f"{file}: no column {given!r} (given as {own}=); its columns are "
-                    f"{list(map(str, frame.columns))}"
-                ),
-                own,
-            )
-        if own in frame.columns:
-            raise with_keywords(
-                ValueError(
-                    f"{file}: has both a {own!r} column and {given!r} (given as {own}=); "
-                    f"rename one of them in the file, or name {own!r} itself"
-                ),
-                own,
-            )
-    return frame.rename(columns={given: own for own, given in names.items() if given != own})
 
 
 def require_columns(

@@ -8,12 +8,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from passk_lab._data.mapping import map_columns, number_runs
+from passk_lab._data.names import missing_columns, runs_lacks
 from passk_lab._data.rules import refuse_nested
+from passk_lab._data.verdicts import decide
 from passk_lab._errors import with_keywords
 from passk_lab.io._json_lines import check_json_ids
 from passk_lab.io._records import refusal
-from passk_lab.io._rewards import decide
-from passk_lab.io._table_files import load_table, rename_columns, require_complete
+from passk_lab.io._table_files import load_table, require_complete
 
 __all__ = ["read_runs"]
 
@@ -106,7 +108,10 @@ def read_runs(
     file = Path(path)
     groups = [by] if isinstance(by, str) else list(by or ())
     loaded, kind, where = load_table(file, "runs", "one row per run", (task or "task", *groups))
-    frame = _renamed(loaded, file, task=task, run=run, passed=passed, reward=reward)
+    frame = map_columns(loaded, str(file), task=task, run=run, passed=passed, reward=reward)
+    lacks = runs_lacks(frame.columns, groups)
+    if lacks:
+        raise missing_columns(list(frame.columns), lacks, what=str(file), call=None, by=groups)
     keys = ["task", *groups, *(["run"] if "run" in frame else [])]
     require_complete(frame, file, keys, where)
     refuse_nested(frame, keys, where=where)
@@ -115,7 +120,7 @@ def read_runs(
             check_json_ids(frame[name], name, where)
     frame["passed"] = _verdicts(frame, file, reward, threshold, where)
     if "run" not in frame.columns:
-        frame["run"] = frame.groupby([*groups, "task"], sort=False).cumcount().astype(np.int64)
+        frame["run"] = number_runs(frame, [*groups, "task"])
     return frame
 
 
@@ -131,16 +136,6 @@ def _verdicts(
     The reward decides when `reward` names it or the file has no passed column.
     """
     if reward is not None or "passed" not in frame.columns:
-        if "reward" not in frame.columns:
-            raise with_keywords(
-                ValueError(
-                    f"{file}: no passed or reward column (its columns are "
-                    f"{list(map(str, frame.columns))}); name the verdict with passed='...' or the "
-                    f"score with reward='...'"
-                ),
-                "passed",
-                "reward",
-            )
         field = reward or "reward"
         return decide(_numbers(frame["reward"], field, where), threshold, where, field=field)
     if threshold is not None:
@@ -153,24 +148,6 @@ def _verdicts(
         )
     require_complete(frame, file, ["passed"], where)
     return frame["passed"]
-
-
-def _renamed(frame: pd.DataFrame, file: Path, **columns: str | None) -> pd.DataFrame:
-    """Rename the columns given under other names; a reward named replaces any passed column."""
-    if columns["passed"] is not None and columns["reward"] is not None:
-        raise with_keywords(
-            ValueError(
-                "give passed= (the file's verdict column) or reward= (its score column), not both"
-            ),
-            "passed",
-            "reward",
-        )
-    renamed = rename_columns(
-        frame, file, {own: given for own, given in columns.items() if given is not None}
-    )
-    if columns["reward"] is not None:
-        renamed = renamed.drop(columns="passed", errors="ignore")
-    return renamed
 
 
 def _numbers(column: pd.Series, field: str, where: Callable[[int], str]) -> pd.Series:

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from passk_lab._choices import ERROR_KINDS
+from passk_lab._data.verdicts import decide
 from passk_lab._errors import with_keywords
 from passk_lab._files import check_regular
 from passk_lab.io._json_files import load_json, result_files
@@ -28,7 +29,6 @@ from passk_lab.io._records import (
     text,
     trial_number,
 )
-from passk_lab.io._rewards import decide
 
 __all__ = ["TERMINATION_KINDS", "is_tau2", "read_tau2"]
 

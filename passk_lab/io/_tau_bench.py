@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from passk_lab._data.verdicts import decide
 from passk_lab._warnings import ReadWarning, warn
 from passk_lab.io._json_files import load_json, result_files
 from passk_lab.io._records import absent, json_kind, mapping, number, task_id, trial_number
-from passk_lab.io._rewards import decide
 
 __all__ = ["TAU_BENCH_DOMAINS", "read_tau_bench"]
 

@@ -26,6 +26,7 @@ from passk_lab._data.tally import Tally
 from passk_lab._labels import LABELS
 from passk_lab._numbers import level_text, p_value_text
 from passk_lab._warnings import (
+    NoSeparationWarning,
     TasksLeftOutWarning,
     UnequalRunsWarning,
     UnmatchedTasksWarning,
@@ -37,7 +38,7 @@ from passk_lab.report._prose import listed, num
 from passk_lab.report._render import html_text
 from passk_lab.report._tables import labelled
 
-__all__ = ["Board", "board_section"]
+__all__ = ["Board", "board_section", "cannot_separate"]
 
 
 @dataclass(frozen=True)
@@ -169,6 +170,39 @@ def reading(board: pd.DataFrame, pairs: pd.DataFrame, by: list[str]) -> str:
     return f"At k = {k}, {head}. By {by_tests}, {'; '.join(told_apart)}."
 
 
+def cannot_separate(warning: NoSeparationWarning, ks: list[int]) -> str:
+    """Return the sentence that says the board has too few tasks to tell any two agents apart.
+
+    From the warning's figures: the tasks, the smallest adjusted p-value a
+    pair can reach, the level, the tasks it takes; the ks when not all of the
+    board's.
+
+    Examples
+    --------
+    >>> found = NoSeparationWarning(
+    ...     "", smallest_p=0.625, level=0.05, tasks=5, needed=9, pairs=10, ks=[1, 2]
+    ... )
+    >>> print(cannot_separate(found, [1, 2]))
+    With 5 tasks, no two agents can be told apart at the 95% level, whatever their runs: \
+the smallest p-value a pair's paired sign-flip test can reach, Holm-adjusted over the 10 pairs, \
+is 0.62 (every task favouring one agent), above 0.05. It takes at least 9 tasks before any \
+pair can be told apart.
+    """
+    at = ""
+    if list(warning.ks) != list(ks):
+        shown = [str(k) for k in warning.ks]
+        at = f"At k = {listed(shown)}, w" if len(shown) > 1 else f"At k = {shown[0]}, w"
+    adjusted = f", Holm-adjusted over the {warning.pairs} pairs," if warning.pairs > 1 else ""
+    return (
+        f"{at or 'W'}ith {warning.tasks} tasks, no two agents can be told apart at the "
+        f"{level_text(1 - warning.level)} level, whatever their runs: the smallest p-value a "
+        f"pair's paired sign-flip test can reach{adjusted} is "
+        f"{p_value_text(warning.smallest_p)} (every task favouring one agent), above "
+        f"{warning.level:.2g}. It takes at least {warning.needed} tasks before any pair can be "
+        "told apart."
+    )
+
+
 def _shown_pairs(pairs: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     """Return the board's tests as the page shows them, and the sentence above them.
 
@@ -279,6 +313,8 @@ def board_section(
         if isinstance(record.message, UnequalRunsWarning):  # said under the reading
             message = str(record.message)
             notes.append(f"{message[0].upper()}{message[1:]}.")
+        elif isinstance(record.message, NoSeparationWarning):  # said first, under the reading
+            notes.insert(0, cannot_separate(record.message, reached))
         elif isinstance(record.message, Warning):
             warn(record.message)
     shown_pairs, said = _shown_pairs(pairs)

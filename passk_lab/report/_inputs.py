@@ -13,7 +13,7 @@ import re
 from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
@@ -99,13 +99,18 @@ class Input:
         return "an outcome matrix"
 
 
+def _is_runs(runs: object) -> TypeGuard[pd.DataFrame]:
+    """Tell whether `runs` is a pandas runs table (one with run numbers or without)."""
+    return isinstance(runs, pd.DataFrame) and table_kind(runs.columns, runs.index.names) == "runs"
+
+
 def checked(runs: object, by: By, errors: ErrorPolicy, named: str | None) -> Input:
     """Check the input once: its tally under `errors`, and for a runs table every run's state.
 
     A pandas runs table gives both from one check (:func:`run_grid`); any
     other input gives its tally, and no states.
     """
-    if isinstance(runs, pd.DataFrame) and "run" in runs.columns:
+    if _is_runs(runs):
         grid = run_grid(runs, by_columns(by), 1.0, states=True)
         summary, states = grid.tally.under(errors), grid_frame(grid)
     else:
@@ -191,7 +196,7 @@ def describing(runs: object, by: list[str], given: str) -> list[tuple[str, str]]
     one value is `given`, the input's name, which the page says already. A
     value with others beside it is given with its number of runs.
     """
-    if not isinstance(runs, pd.DataFrame) or "run" not in runs.columns:
+    if not _is_runs(runs):
         return []
     said = ((name, _describes(runs, name, by, given)) for name in map(str, runs.columns))
     return [(name, text) for name, text in said if text is not None]
