@@ -284,13 +284,24 @@ def test_a_large_leaderboard_piped_to_head_ends_quietly_with_141(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("arguments", [["reproduce"], ["--help"], ["plan", "rate", "--help"]])
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["reproduce"],
+        ["report", MODELS, "--by", "model", "--out", "report", "--resamples", "100"],
+        ["compare", MODELS, "--by", "model", "--a", "alpha", "--b", "beta"],
+        ["plan", "rate", "--target", "0.9", "--k", "1..3"],
+        ["--help"],
+        ["plan", "rate", "--help"],
+    ],
+    ids=lambda arguments: " ".join(map(str, arguments[:2])),
+)
 def test_a_command_whose_reader_is_gone_writes_its_files_and_ends_quietly(tmp_path, arguments):
     reading, writing = os.pipe()
     os.close(reading)  # gone before the command writes a byte
     with open(writing, "wb") as output:
         process = subprocess.run(
-            [sys.executable, "-m", "passk_lab", *arguments],
+            [sys.executable, "-m", "passk_lab", *map(str, arguments)],
             stdout=output,
             stderr=subprocess.PIPE,
             cwd=tmp_path,
@@ -300,3 +311,5 @@ def test_a_command_whose_reader_is_gone_writes_its_files_and_ends_quietly(tmp_pa
     if arguments == ["reproduce"]:  # its runs are written before what it prints
         written = pd.read_csv(tmp_path / "data" / "coin_p0.85_tasks40_k5_seed42.csv")
         pd.testing.assert_frame_equal(written[["task", "run", "passed"]], pk.simulate_coin())
+    if arguments[0] == "report":  # and a report its folder
+        assert (tmp_path / "report" / "report.html").is_file()

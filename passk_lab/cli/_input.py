@@ -64,7 +64,10 @@ def input_arguments(parser: Parser, *, two_files: bool = False) -> None:
         "RUNS_FILE: a runs table, a table of counts, or another harness's results.",
         [
             ("--format FORMAT", "its format (default: auto, told from its shape)"),
-            ("--task, --run, --passed, --reward, --n, --c COLUMN", "columns not so named"),
+            (
+                "--task, --run, --passed, --reward, --n, --c COLUMN",
+                "columns named otherwise",
+            ),
             ("--threshold REWARD", "the reward a run needs to pass (default: 1)"),
             ("--scorer, --lm-eval-metric, --lm-eval-filter NAME", "what decides a pass"),
             ("--partial", "read an evaluation that stopped early"),
