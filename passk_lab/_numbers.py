@@ -118,7 +118,7 @@ def p_value_text(value: float) -> str:
     Examples
     --------
     >>> [p_value_text(p) for p in [0.0425, 0.1, 0.098, 2.8e-09, 1.0, float("nan")]]
-    ['0.042', '0.10', '0.098', '2.8e-09', '1.0', '']
+    ['0.043', '0.10', '0.098', '2.8e-09', '1.0', '']
     """
     if math.isnan(value):
         return ""

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import json
@@ -18,7 +17,6 @@ from fixtures import build_tau2, make
 import passk_lab as pk
 from passk_lab import __version__, reliability_curve, report, simulate_coin
 from passk_lab.cli import main
-from passk_lab.cli._main import _parser
 from passk_lab.report import labelled
 
 
@@ -99,8 +97,7 @@ def test_analyze_prints_a_table_per_group_in_each_format(tmp_path, capsys):
 
     assert main(["analyze", str(path), "--by", "model", "--k", "1,2,3"]) == 0
     blocks = capsys.readouterr().out.split("\n\n")
-    labels = list(labelled(expected.drop(columns="model")).columns)
-    assert labels[:3] == ["k", "pass^k", "pass^k 95% CI"]
+    labels = ["k", "pass^k", "pass^k 95% CI", "pass@k", "pass@k 95% CI", "tasks"]
     assert len(blocks) == 2
     for block, (model, rows) in zip(blocks, expected.groupby("model"), strict=True):
         lines = block.splitlines()
@@ -110,10 +107,16 @@ def test_analyze_prints_a_table_per_group_in_each_format(tmp_path, capsys):
         for line, row in zip(lines[2:], rows.itertuples(), strict=True):
             interval = f"[{row.pass_pow_k_low:.3f}, {row.pass_pow_k_high:.3f}]"
             assert line.split()[:4] == [str(row.k), f"{row.pass_pow_k:.3f}", *interval.split()]
+            assert line.split()[-1] == str(row.n_tasks)
+
+    assert main(["analyze", str(path), "--by", "model", "--k", "1,2,3", "--wide"]) == 0
+    blocks = capsys.readouterr().out.split("\n\n")
+    wide = list(labelled(expected.drop(columns="model")).columns)  # every column of the curve
+    assert [re.split(r"\s{2,}", block.splitlines()[1].strip()) for block in blocks] == [wide] * 2
 
     assert main(["analyze", str(path), "--by", "model", "--to", "markdown"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("| model | k | pass^k | pass^k 95% CI  | pass@k |")
+    assert [cell.strip() for cell in lines[0].split("|")[1:-1]] == ["model", *labels]
     assert len(lines) == 2 + 8
 
 
@@ -168,7 +171,7 @@ def test_report_writes_into_report_and_the_file_name_and_says_where(reported):
 
 def test_analyze_prints_the_table_the_report_writes(reported, capsys):
     folder, _ = reported
-    arguments = [str(folder / "runs.csv"), "--resamples", "200"]
+    arguments = [str(folder / "runs.csv"), "--resamples", "200", "--wide"]
     assert main(["analyze", *arguments, "--to", "markdown"]) == 0
     printed = capsys.readouterr().out.splitlines()
     written = (folder / "report" / "runs" / "curve.md").read_text().splitlines()
@@ -290,7 +293,8 @@ def test_analyze_reads_tau_bench_results_by_their_shape(capsys, tau_bench_publis
     assert main(["analyze", str(path), "--to", "csv"]) == 0
     curve = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert curve["pass_pow_k"].round(3).tolist() == list(tau_bench_published.values())
-    assert main(["analyze", str(path), "--format", "tau-bench", "--errors", "exclude"]) == 0
+    excluded = ["analyze", str(path), "--format", "tau-bench", "--errors", "exclude", "--wide"]
+    assert main(excluded) == 0
     assert "  runs excluded  " in capsys.readouterr().out.splitlines()[0]
 
 
@@ -310,8 +314,8 @@ def test_analyze_reports_k_beyond_the_runs_as_a_warning(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "warning: no estimate for k = 3" in captured.err
     header, *_, last = captured.out.splitlines()
-    assert last.split()[0] == "3"
-    assert last[header.index(" pass^k ") : header.index(" (pass@1)^k ")].strip() == ""
+    assert last.split() == ["3", "0"]  # no estimate, and no task with 3 runs
+    assert last[header.index(" pass^k ") : header.index(" tasks")].strip() == ""
 
 
 def test_analyze_reads_a_ledger(tmp_path, capsys):
@@ -324,55 +328,10 @@ def test_analyze_reads_a_ledger(tmp_path, capsys):
     assert table["pass_pow_k"].iloc[-1] == pytest.approx(0.45)
 
 
-# --- help --------------------------------------------------------------------------------
-
-
-def commands(parser, name="passk-lab"):
-    """Yield every command that runs (plan's questions, not plan): its name and its parser."""
-    found = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    if not found:
-        yield name, parser
-        return
-    for command, sub in found[0].choices.items():
-        yield from commands(sub, f"{name} {command}")
-
-
-def entries(help_text):
-    """Return each option's entry in a help text, on one line: its flags, then its help."""
-    options = help_text.split("\noptions:\n", 1)[1]
-    return [" ".join(entry.split()) for entry in re.split(r"\n(?=  -)", options)]
-
-
-def test_help_shows_every_default_once():
-    found = list(commands(_parser()))
-    assert {"passk-lab analyze", "passk-lab plan tasks"} <= {name for name, _ in found}
-    for name, parser in found:
-        shown = entries(parser.format_help())
-        for action in parser._actions:
-            if not action.option_strings or action.nargs == 0:
-                continue  # a flag's default is to be left out
-            (entry,) = [
-                line for line in shown if line.split()[0].rstrip(",") in action.option_strings
-            ]
-            assert entry.count("default") <= 1, (name, entry)
-            if action.default is not None and action.default is not argparse.SUPPRESS:
-                assert "default" in entry, (name, entry)
-
-
-def test_analyze_help_says_what_by_prints(capsys):
-    with pytest.raises(SystemExit):
-        main(["analyze", "--help"])
-    text = " ".join(capsys.readouterr().out.split())
-    assert (
-        "With --by, the table prints one block per group under a heading such as 'model = a'"
-        in (text)
-    )
-
-
 def test_the_plain_table_leaves_a_value_with_no_estimate_empty(tmp_path, capsys):
     path = tmp_path / "runs.csv"
     simulate_coin(tasks=6, k=3, seed=1).to_csv(path, index=False)
-    assert main(["analyze", str(path), "--predict-to", "4", "--resamples", "200"]) == 0
+    assert main(["analyze", str(path), "--predict-to", "4", "--resamples", "200", "--wide"]) == 0
     header, *rows = capsys.readouterr().out.splitlines()
     assert "NaN" not in "\n".join(rows)
     (predicted,) = [row for row in rows if row.split()[0] == "4"]

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import errno
-import io as io_module
 import json
 import os
-import subprocess
-import sys
 import warnings
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -223,78 +219,6 @@ def test_the_library_refuses_the_same_sizes_before_allocating(tmp_path):
     assert str(warning.message).startswith(
         "no estimate for k = 6, 7, 8, 9, 10, 11, 12, 13, 14, ..., 1000 (995 ks): "
     )
-
-
-# --- a closed pipe ----------------------------------------------------------------------
-
-
-CLOSED = "passk-lab analyze: error: the output was closed before it was all written\n"
-
-
-@pytest.fixture
-def long_runs_file(tmp_path):
-    """Two tasks of 2,000 runs: a curve of 2,000 ks, in every format far beyond a pipe's buffer."""
-    path = tmp_path / "long.csv"
-    runs = 2000
-    frame = pd.DataFrame(
-        {"task": np.repeat([0, 1], runs), "run": np.tile(np.arange(runs), 2), "passed": True}
-    )
-    frame.to_csv(path, index=False)
-    return path
-
-
-class _Head(io_module.BufferedIOBase):
-    """Standard output's buffer when ``| head -1`` has read its line and gone away.
-
-    As CPython's buffered writer does then, its one long write is cut short
-    and returns how much it wrote, raising nothing; the next write fails.
-    """
-
-    def __init__(self, closed_to: int) -> None:
-        self.room = 65_536
-        self.closed_to = closed_to
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, data) -> int:
-        if data and not self.room:  # (an empty write writes nothing, as a real one)
-            raise BrokenPipeError(errno.EPIPE, "Broken pipe")
-        written = min(len(data), self.room)
-        self.room -= written
-        return written
-
-    def fileno(self) -> int:  # where the command line's os.dup2 of os.devnull lands
-        return self.closed_to
-
-
-@pytest.mark.parametrize("to", ["table", "csv", "markdown", "json"])
-def test_output_piped_to_a_reader_that_stops_is_one_line_and_exit_2(
-    monkeypatch, capsys, long_runs_file, tmp_path, to
-):
-    with open(tmp_path / "closed", "wb") as closed:
-        head = _Head(closed.fileno())
-        monkeypatch.setattr(sys, "stdout", io_module.TextIOWrapper(head, encoding="utf-8"))
-        status = main(["analyze", str(long_runs_file), "--to", to])
-    assert head.room == 0  # the output was written until the pipe closed
-    assert status == 2
-    assert capsys.readouterr().err == CLOSED
-
-
-def test_the_command_itself_piped_to_head_is_one_line_and_exit_2(long_runs_file):
-    process = subprocess.Popen(
-        [sys.executable, "-m", "passk_lab", "analyze", str(long_runs_file), "--to", "csv"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert process.stdout is not None
-    assert process.stderr is not None
-    assert process.stdout.readline().startswith(b"k,")  # `| head -1`
-    process.stdout.close()
-    with process.stderr:
-        err = process.stderr.read().decode()
-    assert process.wait() == 2
-    assert err == CLOSED
 
 
 # --- the library's keywords told as the command line's options --------------------------

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import textwrap
 from typing import TYPE_CHECKING
 
 from passk_lab._choices import METRICS, PAIRED_METHODS
@@ -16,7 +15,7 @@ from passk_lab.cli._options import (
     output_arguments,
     unmatched_argument,
 )
-from passk_lab.cli._output import emit, shown
+from passk_lab.cli._output import emit, main_columns, shown, wrapped
 from passk_lab.cli._parsing import Parser
 
 if TYPE_CHECKING:
@@ -30,37 +29,25 @@ def add_leaderboard(parser: Parser) -> None:
     board = parser.add_command(
         "leaderboard",
         _leaderboard,
-        help="rank the agents of a runs file by pass^k, with simultaneous rank intervals",
-        description=(
-            "Read runs as analyze does and rank the agents --by names at every k, on the tasks "
-            "they all have: pass^k and pass@k with intervals, the rank with its simultaneous "
-            "interval (all agents' at once) and the tie group. The table and Markdown then show "
-            "the tests the ranks come from: every pair's difference, interval and "
-            "Holm-adjusted paired sign-flip test at the same ks, on the tasks every agent has k "
-            "runs of; CSV and JSON hold the leaderboard alone, or with --pairs the pairs alone."
-        ),
+        help="rank agents, with simultaneous rank intervals",
+        usage="%(prog)s RUNS_FILE --by COLUMN [options]",
+        description="Rank the agents at every k with simultaneous rank intervals; test every pair.",
     )
     input_arguments(board)
-    by_argument(board, required=True, what="the column that names the agents (repeat for several)")
-    k_argument(board, "1 to the most runs every agent has on a task")
+    by_argument(board, required=True, what="the column that names the agents")
+    k_argument(board, "1 to the runs all have")
     board.add_argument(
         "--metric",
         choices=METRICS,
         default="pass_pow_k",
-        help="what the agents are ranked by, and the pairs' rows shown (default: pass_pow_k)",
+        metavar="METRIC",
+        help=" or ".join(METRICS),
     )
-    board.add_argument(
-        "--pairs",
-        action="store_true",
-        help="print the pairwise table alone: the tests the ranks come from (every pair at "
-        "the ranked metric, on the tasks every agent has k runs of)",
-    )
-    unmatched_argument(board, "a task that not every agent ran")
+    board.add_argument("--pairs", action="store_true", help="print the tests of the pairs alone")
+    unmatched_argument(board, "a task not all ran")
+    board.add_argument("--wide", action="store_true", help="every column, not the main ones")
     output_arguments(board)
-    interval_arguments(
-        board,
-        resamples="draws of a sign-flip test too large to compute exactly (default: 10000)",
-    )
+    interval_arguments(board, resamples="draws of a sign-flip test")
 
 
 def add_compare(parser: Parser) -> None:
@@ -68,28 +55,39 @@ def add_compare(parser: Parser) -> None:
     compare = parser.add_command(
         "compare",
         _compare,
-        help="compare two agents task by task: the paired difference in pass^k and pass@k",
-        description=(
-            "Read runs as analyze does and compare two agents on the tasks they share: two "
-            "agents of one file (--by COL --a X --b Y) or two files of one agent each. Prints "
-            "both agents' pass^k and pass@k at every k, their difference A - B with its paired "
-            "interval, and the correlation of their per-task scores."
-        ),
+        help="two agents task by task: the paired difference",
+        usage="%(prog)s RUNS_FILE [RUNS_FILE] [options]",
+        description="Compare two agents on their shared tasks: A - B with its paired interval.",
     )
     input_arguments(compare, two_files=True)
-    by_argument(compare, what="with one file: the column that names the agents")
-    compare.add_argument("--a", metavar="X", help="with --by: the value of agent A")
-    compare.add_argument("--b", metavar="Y", help="with --by: the value of agent B")
-    k_argument(compare, "1 to the most runs both agents have")
-    unmatched_argument(compare, "a task that only one agent ran")
+    by_argument(compare, what="with one file: the column of the agents")
+    compare.add_argument("--a", metavar="VALUE", help="with --by: agent A")
+    compare.add_argument("--b", metavar="VALUE", help="with --by: agent B")
+    k_argument(compare, "1 to the runs all have")
+    unmatched_argument(compare, "a task one lacks")
     output_arguments(compare)
     interval_arguments(
         compare,
-        resamples="bootstrap resamples of bca and percentile",
+        resamples="bootstrap resamples",
         methods=PAIRED_METHODS,
-        method="interval of the difference: %(choices)s (default: auto, the agents' "
-        "Clopper-Pearson intervals on effective numbers of tasks, combined)",
+        method="the interval of the difference",
     )
+
+
+_PAIR_COLUMNS = (
+    "a",
+    "b",
+    "k",
+    "value_a",
+    "value_b",
+    "difference",
+    "difference_low",
+    "difference_high",
+    "n_tasks",
+    "p_adjusted",
+)
+"""The columns of the pairs the plain table and Markdown show without --wide: the metric is
+the board's, told above them."""
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
@@ -100,19 +98,28 @@ def _leaderboard(args: argparse.Namespace) -> int:
     runs = read_runs(args)
     options = {"by": args.by, "ks": args.k, "unmatched": args.unmatched, **interval_options(args)}
     if args.pairs:  # the board's own tests: its metric, on the tasks every agent has k runs of
-        emit(shown(pairwise(runs, metrics=[args.metric], common_tasks=True, **options), args))
+        pairs = pairwise(runs, metrics=[args.metric], common_tasks=True, **options)
+        emit(shown(main_columns(pairs, _PAIR_COLUMNS, args), args))
         return 0
     board, tests = ranks_and_tests(runs, metric=args.metric, **options)
     if args.to in ("csv", "json"):  # one table, that a program reads back
         emit(shown(board, args))
         return 0
+    ranked = [*args.by, "k", *_with_interval(args.metric), "n_tasks", "rank", "rank_low"]
+    board = main_columns(board, [*ranked, "rank_high", "tie_group"], args)
     note = (
         f"The tests the ranks come from: every pair at {LABELS[args.metric]} on the tasks every "
         "agent has k runs of; A - B is agent A's value less agent B's, and the adjusted p is "
         "Holm's over the pairs at each k"
     )
-    emit(f"{shown(board, args)}\n{textwrap.fill(note, width=100)}\n\n{shown(tests, args)}")
+    tests = main_columns(tests, _PAIR_COLUMNS, args)
+    emit(f"{shown(board, args)}\n{wrapped(note)}\n\n{shown(tests, args)}")
     return 0
+
+
+def _with_interval(name: str) -> list[str]:
+    """Return a statistic's column and its interval's: ``[name, name_low, name_high]``."""
+    return [name, f"{name}_low", f"{name}_high"]
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -147,11 +154,11 @@ def _compared(args: argparse.Namespace) -> tuple[list[pd.DataFrame], list[str]]:
         if any(value is not None for value in chosen):
             raise ValueError(
                 "--a and --b are values of the column that names the agents: give it with --by "
-                "COL (e.g. --by model)"
+                "COLUMN (e.g. --by model)"
             )
         raise ValueError(
             "compare needs two agents: give two runs files, one agent each, or one file with "
-            "--by COL --a X --b Y"
+            "--by COLUMN --a VALUE --b VALUE"
         )
     if len(by) > 1:
         raise ValueError(

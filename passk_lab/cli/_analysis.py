@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING
 from passk_lab.cli._input import input_arguments, read_runs
 from passk_lab.cli._options import (
     curve_arguments,
+    curve_interval_arguments,
     curve_options,
     guard_argument,
     k_argument,
     output_arguments,
 )
-from passk_lab.cli._output import emit, plain, shown
+from passk_lab.cli._output import emit, main_columns, plain, shown
 from passk_lab.cli._parsing import Parser
 
 if TYPE_CHECKING:
@@ -30,21 +31,18 @@ def add_analyze(parser: Parser) -> None:
     analyze = parser.add_command(
         "analyze",
         _analyze,
-        help="print pass^k, pass@k and p^k for every k, with intervals, from a runs file",
-        description=(
-            "Read runs -- a runs table (CSV, JSON Lines or Parquet; columns task, run and passed "
-            "or reward), a table of per-task counts, or another harness's results or logs -- and "
-            "print the reliability curve with confidence intervals, one row per k. The "
-            "table and Markdown show it as the report does (pass^k, pass@k, one column per "
-            "interval); CSV and JSON have every column under its library name. With --by, the "
-            "table prints one block per group under a heading such as 'model = a'; Markdown, CSV "
-            "and JSON print one table, the groups in its first columns."
-        ),
+        help="pass^k and pass@k at every k, from a runs file",
+        usage="%(prog)s RUNS_FILE [options]",
+        description="Print pass^k and pass@k at every k, with their intervals, from a runs file.",
     )
     input_arguments(analyze)
-    k_argument(analyze, "1 to the most runs of any task")
+    k_argument(analyze, "1 to the most runs")
+    curve_arguments(analyze)
+    analyze.add_argument(
+        "--wide", action="store_true", help="every column of the curve, not the main ones"
+    )
     output_arguments(analyze)
-    curve_arguments(analyze, "none beyond the ks asked")
+    curve_interval_arguments(analyze)
 
 
 def add_report(parser: Parser) -> None:
@@ -52,44 +50,43 @@ def add_report(parser: Parser) -> None:
     report = parser.add_command(
         "report",
         _report,
-        help="write the tables, the plots and a self-contained report.html for a runs file",
-        description=(
-            "Read runs as analyze does and write into DIR (report/ and the name of RUNS_FILE "
-            "by default), and say where: the reliability curve, the "
-            "beta-binomial fit, the success counts and (when runs record errors) both error "
-            "readings as CSV and Markdown; the decay curve, outcome heatmap and success histogram "
-            "as PNG and SVG; and report.html, which holds all of them and opens with no network. "
-            "With --by and two or more groups, it also ranks them as agents: the leaderboard "
-            "and every pair's test as CSV and Markdown, and for three or more the forest and "
-            "the map of the pairs."
-        ),
+        help="every table and plot, and report.html, in a folder",
+        usage="%(prog)s RUNS_FILE [options]",
+        description="Write every table and plot of a runs file, and report.html, into a folder.",
     )
     input_arguments(report)
-    k_argument(
-        report,
-        "every k up to 20, then 50, 100, 200, 500, 1000, ... and the most runs of any task",
+    report.add_argument(
+        "--out", metavar="DIR", help="the folder (default: report/ and RUNS_FILE's name)"
     )
     report.add_argument(
-        "--out",
-        metavar="DIR",
-        help="folder to write into, made if missing (default: report/NAME, NAME the name of "
-        "RUNS_FILE less its suffix: report/runs for runs.csv); new, empty or an earlier report's: "
-        "its .passk-report.json lists what it wrote, and files it wrote that this report does "
-        "not are removed",
+        "--force", action="store_true", help="write into a folder that holds other files"
     )
-    report.add_argument(
-        "--force",
-        action="store_true",
-        help="write into a folder that holds other files, replacing those with the report's names",
-    )
+    report.add_argument("--title", metavar="TEXT", help="the report's heading")
+    k_argument(report, "1..20, 50, 100, ...")
+    curve_arguments(report)
     guard_argument(report)
-    report.add_argument(
-        "--title",
-        help="the report's heading (default: 'Reliability report: ' and the name of RUNS_FILE)",
-    )
-    curve_arguments(
-        report, "without --k twice the most runs of any task, at least 10; with it the largest k"
-    )
+    curve_interval_arguments(report)
+
+
+_MAIN_COLUMNS = (
+    "k",
+    "pass_pow_k",
+    "pass_pow_k_low",
+    "pass_pow_k_high",
+    "pass_at_k",
+    "pass_at_k_low",
+    "pass_at_k_high",
+    "n_tasks",
+)
+"""The curve's columns the plain table and Markdown show without --wide."""
+
+_PREDICTIONS = ("p_pow_k", "betabinom_pow_k")
+"""The predictions they show beside them with --predict-to: the rows beyond the runs hold only
+these."""
+
+_PER_PASS_POW_K = "_per_pass_pow_k"
+"""The end of a cost's column ``cost_<name>_per_pass_pow_k``: what a task passing all k runs
+costs, the one cost column they show."""
 
 
 def _analyze(args: argparse.Namespace) -> int:
@@ -97,8 +94,26 @@ def _analyze(args: argparse.Namespace) -> int:
     from passk_lab.estimators import reliability_curve
 
     curve = reliability_curve(read_runs(args), ks=args.k, **curve_options(args))
+    curve = main_columns(curve, _curve_columns(curve, args), args)
     emit(_by_group(curve, args) if args.by and args.to == "table" else shown(curve, args))
     return 0
+
+
+def _curve_columns(curve: pd.DataFrame, args: argparse.Namespace) -> list[str]:
+    """Return the columns of `curve` the plain table and Markdown show without --wide.
+
+    The groups, k, pass^k and pass@k with their intervals and the tasks; the predictions
+    with --predict-to; and each cost's price of a task passing all k runs. Whatever other
+    columns the curve has are left for --wide.
+    """
+    from passk_lab._data.costs import COST_PREFIX
+
+    kept = {*(args.by or ()), *_MAIN_COLUMNS, *(_PREDICTIONS if args.predict_to else ())}
+    return [
+        name
+        for name in map(str, curve.columns)
+        if name in kept or (name.startswith(COST_PREFIX) and name.endswith(_PER_PASS_POW_K))
+    ]
 
 
 def _by_group(curve: pd.DataFrame, args: argparse.Namespace) -> str:

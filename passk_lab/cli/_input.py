@@ -6,10 +6,12 @@ import argparse
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from passk_lab._choices import FORMATS
+from passk_lab._choices import ERROR_POLICIES, FORMATS
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from passk_lab.cli._parsing import Parser
 
 __all__ = ["READ_OPTIONS", "input_arguments", "read_runs"]
 
@@ -29,92 +31,48 @@ READ_OPTIONS = {
 """The options of :func:`input_arguments` that pass on to the reader: its keyword, their dest."""
 
 
-def input_arguments(parser: argparse.ArgumentParser, *, two_files: bool = False) -> None:
+def input_arguments(parser: Parser, *, two_files: bool = False) -> None:
     """Add RUNS_FILE and how to read it.
+
+    The reading options (with --errors: what an errored run counts as) are left
+    out of the help's list of options: a note at its end tells them in short,
+    and docs/cli.md in full.
 
     Parameters
     ----------
-    parser : argparse.ArgumentParser
+    parser : Parser
         The command's parser.
     two_files : bool, default False
         Take one or more files (compare's agents, one each) instead of one.
     """
+    hidden = argparse.SUPPRESS  # told in the note below
     parser.add_argument(
-        "runs_file",
-        metavar="RUNS_FILE",
-        nargs="+" if two_files else None,
-        help="a runs table or a table of per-task counts (.csv, .jsonl, .parquet), tau-bench "
-        "or tau2-bench results (.json, or a tau2 results folder), a Harbor job folder, HAL upload "
-        "files, lm-evaluation-harness sample logs (.jsonl, or their folder), per-task "
-        "verdict lists (.json), or an Inspect log (.eval, .json) or log directory"
-        + ("; two of them are two agents, one each" if two_files else ""),
+        "runs_file", metavar="RUNS_FILE", nargs="+" if two_files else None, help=hidden
     )
+    formats = ["auto", *FORMATS]
+    parser.add_argument("--format", choices=formats, default="auto", metavar="FORMAT", help=hidden)
+    for name in ("task", "run", "passed", "reward", "n", "c"):
+        parser.add_argument(f"--{name}", metavar="COLUMN", help=hidden)
+    parser.add_argument("--threshold", type=float, metavar="REWARD", help=hidden)
+    for name in ("scorer", "lm-eval-metric", "lm-eval-filter"):
+        parser.add_argument(f"--{name}", metavar="NAME", help=hidden)
+    parser.add_argument("--partial", action="store_true", help=hidden)
     parser.add_argument(
-        "--format",
-        choices=["auto", *FORMATS],
-        default="auto",
-        metavar="FORMAT",
-        help="of RUNS_FILE: %(choices)s (default: auto, told from its shape: the suffix, the "
-        "first record, what a folder holds)",
+        "--errors", choices=ERROR_POLICIES, default="fail", metavar="POLICY", help=hidden
     )
-    parser.add_argument(
-        "--task",
-        metavar="COL",
-        help="runs tables and tables of counts: the column of task ids, when it is not 'task'",
-    )
-    parser.add_argument(
-        "--run",
-        metavar="COL",
-        help="runs tables: the column that numbers each task's runs, when it is not 'run'",
-    )
-    parser.add_argument(
-        "--passed",
-        metavar="COL",
-        help="runs tables: the column of verdicts (true or false), when it is not 'passed'",
-    )
-    parser.add_argument(
-        "--reward",
-        metavar="NAME",
-        help="runs tables: the reward column, a run passing at --threshold; Harbor jobs: the "
-        "verifier's reward, when it records several",
-    )
-    parser.add_argument(
-        "--n",
-        metavar="COL",
-        help="tables of counts: the column of each task's runs, when it is not 'n'",
-    )
-    parser.add_argument(
-        "--c",
-        metavar="COL",
-        help="tables of counts: the column of each task's passed runs, when it is not 'c'",
-    )
-    parser.add_argument(
-        "--lm-eval-metric",
-        metavar="NAME",
-        help="lm-evaluation-harness logs: the metric that decides a pass",
-    )
-    parser.add_argument(
-        "--lm-eval-filter",
-        metavar="NAME",
-        help="lm-evaluation-harness logs: the filter to read, when a log holds several",
-    )
-    parser.add_argument(
-        "--partial",
-        action="store_true",
-        help="tau2-bench, Harbor, HAL and lm-evaluation-harness: read an evaluation with fewer "
-        "trials than it declares "
-        "(one that stopped early) instead of refusing it",
-    )
-    parser.add_argument(
-        "--scorer", metavar="NAME", help="Inspect logs: the scorer that decides a pass"
-    )
-    parser.add_argument(
-        "--threshold",
-        type=float,
-        metavar="X",
-        help="runs tables, Inspect, Harbor, HAL and lm-evaluation-harness logs: the reward "
-        "(score) a run needs to pass "
-        "(default: 1, which needs rewards in [0, 1])",
+    parser.add_note(
+        "RUNS_FILE: a runs table, a table of counts, or another harness's results.",
+        [
+            ("--format FORMAT", "its format (default: auto, told from its shape)"),
+            (
+                "--task, --run, --passed, --reward, --n, --c COLUMN",
+                "columns named otherwise",
+            ),
+            ("--threshold REWARD", "the reward a run needs to pass (default: 1)"),
+            ("--scorer, --lm-eval-metric, --lm-eval-filter NAME", "what decides a pass"),
+            ("--partial", "read an evaluation that stopped early"),
+            ("--errors POLICY", "an errored run: fail (default) or exclude"),
+        ],
     )
 
 

@@ -7,6 +7,7 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
+from typing import TextIO
 
 from passk_lab._errors import keywords_of
 from passk_lab._version import __version__
@@ -18,7 +19,7 @@ from passk_lab.cli._parsing import Parser
 from passk_lab.cli._plan import add_plan
 from passk_lab.cli._reproduce import add_reproduce
 
-__all__ = ["main"]
+__all__ = ["PIPE_CLOSED", "main"]
 
 # Every command imports what it needs when it runs: `passk-lab --help` imports no numpy,
 # pandas or scipy.
@@ -28,13 +29,21 @@ def _parser() -> Parser:
     """Return the parser of ``passk-lab`` and all its commands."""
     parser = Parser(
         prog="passk-lab",
-        description="Measure how reliably an agent does a job: pass@1 next to pass^k.",
+        description=(
+            "Measure how reliably an agent does a job: pass@1 next to pass^k.\n"
+            "(docs/cli.md explains every command and option)"
+        ),
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_commands(dest="command", metavar="COMMAND")
     for add in (add_reproduce, add_analyze, add_report, add_leaderboard, add_compare, add_plan):
         add(parser)
     return parser
+
+
+PIPE_CLOSED = 141
+"""The exit status when the reader of the output went away: 128 + SIGPIPE's 13, as a shell
+reports a program that SIGPIPE ended (``cat big.csv | head -1``)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -49,8 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         0 on success; 2 when the arguments, the input or its size are refused (one line on
-        stderr says why, a closed pipe too: the reader of the output went away); 130 on
-        Ctrl-C.
+        stderr says why); 130 on Ctrl-C; 141 (:data:`PIPE_CLOSED`), and no message, when the
+        reader of the output went away (``| head -1``), as for a program SIGPIPE ends.
 
     Examples
     --------
@@ -62,8 +71,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     0.9,5,0.9791483623609768
     0
     """
-    parser = _parser()
-    args = parser.parse_args(argv)
+    try:
+        return _run(_parser(), argv)
+    except BrokenPipeError:
+        # The reader went away (| head): write no more, and say nothing, as Unix tools do.
+        # Standard output now goes nowhere, so that flushing it at exit fails no more.
+        _to_devnull(sys.stdout)
+        return PIPE_CLOSED
+
+
+def _run(parser: Parser, argv: Sequence[str] | None) -> int:
+    """Parse `argv`, run its command, and say what it refused and warned of.
+
+    A closed pipe raises BrokenPipeError, for :func:`main` to end quietly.
+    """
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit:
+        sys.stdout.flush()  # --help and --version wrote here: a closed pipe shows now
+        raise
     command = str(args.prog)
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -77,10 +103,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 error: str | None = _with_options(_message(exc), keywords_of(exc), args)
             else:
                 error = None
-    except BrokenPipeError:  # the reader went away (| head): no more output, as Python's docs say
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        print(f"{command}: error: the output was closed before it was all written", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print(f"{command}: interrupted", file=sys.stderr)
         return 130
@@ -99,6 +121,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if error is not None:
         parser.exit(2, f"{command}: error: {error}\n")
     return status
+
+
+def _to_devnull(stream: TextIO) -> None:
+    """Point the file descriptor under `stream` at the null device, if it has one."""
+    try:
+        descriptor = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # a stream in memory (io.UnsupportedOperation)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, descriptor)
+    finally:
+        os.close(devnull)
 
 
 _KEYWORD_DESTS = {**READ_OPTIONS, **INTERVAL_OPTIONS}

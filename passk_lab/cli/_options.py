@@ -11,13 +11,15 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from passk_lab._choices import ERROR_POLICIES, INTERVAL_METHODS, UNMATCHED
+from passk_lab._choices import INTERVAL_METHODS, UNMATCHED
 from passk_lab.cli._argument_types import k_values, probability, whole_number
 
 __all__ = [
     "INTERVAL_OPTIONS",
+    "OUTPUTS",
     "by_argument",
     "curve_arguments",
+    "curve_interval_arguments",
     "curve_options",
     "guard_argument",
     "interval_arguments",
@@ -27,25 +29,29 @@ __all__ = [
     "unmatched_argument",
 ]
 
+OUTPUTS = ("table", "csv", "markdown", "json")
+"""What --to prints."""
+
 INTERVAL_OPTIONS = {
     "errors": "errors",
     "confidence_level": "confidence_level",
     "n_resamples": "resamples",
     "rng": "seed",
 }
-"""The options of :func:`interval_arguments` every statistic takes: its keyword, their dest."""
+"""The options every statistic takes (--errors and :func:`interval_arguments`'): its keyword,
+their dest."""
 
 
 def k_argument(parser: argparse.ArgumentParser, default: str) -> None:
     """Add --k, the ks asked for, its default (none given) described as `default`."""
     parser.add_argument(
-        "--k", type=k_values, metavar="KS", help=f"k values: 5, 1,2,4 or 1..8 (default: {default})"
+        "--k", type=k_values, metavar="K", help=f"5, 1,2,4 or 1..8 (default: {default})"
     )
 
 
 def by_argument(parser: argparse.ArgumentParser, *, required: bool = False, what: str) -> None:
     """Add --by, a column, repeated for several; helped as `what`."""
-    parser.add_argument("--by", action="append", required=required, metavar="COL", help=what)
+    parser.add_argument("--by", action="append", required=required, metavar="COLUMN", help=what)
 
 
 def unmatched_argument(parser: argparse.ArgumentParser, what: str) -> None:
@@ -54,7 +60,8 @@ def unmatched_argument(parser: argparse.ArgumentParser, what: str) -> None:
         "--unmatched",
         choices=UNMATCHED,
         default="raise",
-        help=f"{what} is refused (default) or dropped, with a warning",
+        metavar="POLICY",
+        help=f"{what}: {' or '.join(UNMATCHED)}",
     )
 
 
@@ -62,22 +69,26 @@ def output_arguments(parser: argparse.ArgumentParser, *, text: bool = True) -> N
     """Add --to, what to print, and, if the tables have `text` cells, the CSV's formula guard."""
     parser.add_argument(
         "--to",
-        choices=["table", "csv", "markdown", "json"],
+        choices=OUTPUTS,
         default="table",
-        help="what to print (default: a plain table)",
+        metavar="FORMAT",
+        help=f"{', '.join(OUTPUTS[:-1])} or {OUTPUTS[-1]}",
     )
     if text:
         guard_argument(parser)
 
 
 def guard_argument(parser: argparse.ArgumentParser) -> None:
-    """Add --no-formula-guard: CSV text cells as they are, formulas and all."""
+    """Add --no-formula-guard: CSV text cells as they are, formulas and all.
+
+    By default a text cell that starts with =, +, -, @, a tab or a carriage
+    return gets a ' in front, so that a spreadsheet runs no formula.
+    """
     parser.add_argument(
         "--no-formula-guard",
         dest="formula_guard",
         action="store_false",
-        help="write CSV text cells as they are; by default one that starts with =, +, -, @, a "
-        "tab or a carriage return gets a ' in front, so that a spreadsheet runs no formula",
+        help="CSV text cells as they are, formulas and all",
     )
 
 
@@ -88,7 +99,7 @@ def interval_arguments(
     methods: Sequence[str] = (),
     method: str = "",
 ) -> None:
-    """Add --errors and the interval options.
+    """Add the interval options (--errors is a reading option, :func:`~._input.input_arguments`).
 
     Parameters
     ----------
@@ -102,17 +113,11 @@ def interval_arguments(
         The help of --method.
     """
     parser.add_argument(
-        "--errors",
-        choices=ERROR_POLICIES,
-        default="fail",
-        help="an errored or timed-out run is a failure (default) or left out",
-    )
-    parser.add_argument(
         "--confidence-level",
         type=probability,
         default=0.95,
         metavar="LEVEL",
-        help="of every interval, in (0, 1) (default: 0.95)",
+        help="of every interval",
     )
     if methods:
         parser.add_argument(
@@ -122,34 +127,30 @@ def interval_arguments(
         "--resamples", type=whole_number(1), default=10_000, metavar="N", help=resamples
     )
     parser.add_argument(
-        "--seed",
-        type=whole_number(0),
-        default=0,
-        help="seed of the resamples (default: 0, so a file always prints the same figures)",
+        "--seed", type=whole_number(0), default=0, metavar="SEED", help="of the resamples"
     )
 
 
-def curve_arguments(parser: argparse.ArgumentParser, predicted: str) -> None:
-    """Add --by, --predict-to (its default helped as `predicted`) and the interval options."""
-    by_argument(parser, what="grouping column (repeat for several): one curve per group")
+def curve_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add --by and --predict-to."""
+    by_argument(parser, what="a curve per group (repeat for more columns)")
     parser.add_argument(
-        "--predict-to",
-        type=whole_number(1),
-        metavar="K",
-        help="predict (pass@1)^k and beta-binomial pass^k up to this k, beyond the runs "
-        f"measured (default: {predicted})",
+        "--predict-to", type=whole_number(1), metavar="K", help="predict pass^k up to K"
     )
+
+
+def curve_interval_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the interval options of a curve: :func:`interval_arguments` with --method."""
     interval_arguments(
         parser,
         resamples="bootstrap resamples",
         methods=INTERVAL_METHODS,
-        method="interval of pass^k and pass@k: %(choices)s (default: auto, Clopper-Pearson on "
-        "the tasks where every task has k runs, else on the effective number of tasks)",
+        method="the interval of pass^k and pass@k",
     )
 
 
 def interval_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Return the keywords every statistic takes, from the options of :func:`interval_arguments`.
+    """Return the keywords every statistic takes: --errors and :func:`interval_arguments`'.
 
     Examples
     --------
@@ -161,7 +162,7 @@ def interval_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def curve_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Return the reliability curve's keywords, from the options of :func:`curve_arguments`."""
+    """Return the reliability curve's keywords: :func:`curve_arguments`', the intervals'."""
     return {
         "by": args.by,
         "method": args.method,

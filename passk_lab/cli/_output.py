@@ -1,11 +1,17 @@
-"""What the commands print: tables as --to asks (plain, Markdown, CSV, JSON), all written out."""
+"""What the commands print: tables as --to asks (plain, Markdown, CSV, JSON), all written out.
+
+The plain table and Markdown are for a reader at a terminal: they show a table's main columns,
+or with --wide every one, and sentences wrapped to :data:`TEXT_WIDTH`; CSV and JSON, for
+programs, hold every column.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from collections.abc import Hashable
+import textwrap
+from collections.abc import Hashable, Iterable
 from typing import TYPE_CHECKING
 
 from passk_lab._numbers import fixed
@@ -13,7 +19,10 @@ from passk_lab._numbers import fixed
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["emit", "plain", "shown"]
+__all__ = ["TEXT_WIDTH", "emit", "main_columns", "plain", "shown", "wrapped"]
+
+TEXT_WIDTH = 79
+"""The widest line of a sentence under a table: it fits an 80-column terminal."""
 
 
 def emit(text: str) -> None:
@@ -42,6 +51,49 @@ def emit(text: str) -> None:
     while data:
         data = data[buffer.write(data) :]
         buffer.flush()
+
+
+def main_columns(
+    table: pd.DataFrame, wanted: Iterable[str], args: argparse.Namespace
+) -> pd.DataFrame:
+    """Return `table` with the columns of `wanted` it has, in its order, unless all are asked for.
+
+    The plain table and Markdown show the main columns; --wide (when the command has it),
+    CSV and JSON every one.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table the library returned.
+    wanted : iterable of str
+        Its main columns: those a reader needs first. Any it lacks are left out.
+    args : argparse.Namespace
+        The parsed arguments: ``to``, and ``wide`` if the command has it.
+
+    Returns
+    -------
+    pandas.DataFrame
+        `table`, or its main columns (its ``attrs`` kept: the confidence level, ...).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"k": [1], "pass_pow_k": [0.5], "interval_method": ["wilson"]})
+    >>> args = argparse.Namespace(to="table", wide=False)
+    >>> list(main_columns(table, ["pass_pow_k", "k", "cost"], args).columns)
+    ['k', 'pass_pow_k']
+    >>> list(main_columns(table, ["k"], argparse.Namespace(to="csv")).columns)
+    ['k', 'pass_pow_k', 'interval_method']
+    """
+    if getattr(args, "wide", False) or args.to in ("csv", "json"):
+        return table
+    kept = set(wanted)
+    return table[[name for name in table.columns if name in kept]]
+
+
+def wrapped(text: str) -> str:
+    """Return a sentence for under a table, wrapped to :data:`TEXT_WIDTH` columns."""
+    return textwrap.fill(text, width=TEXT_WIDTH)
 
 
 def shown(
@@ -99,7 +151,8 @@ def plain(table: pd.DataFrame, digits: int) -> list[str]:
     Returns
     -------
     list of str
-        The lines, with no line ends.
+        The lines, with no line ends and no spaces at their ends (a row whose last cells
+        are empty is as long as what it shows).
     """
     wide: dict[Hashable, int] = {name: len(name) + 1 for name in table.columns}
     text = table.to_string(
@@ -108,4 +161,4 @@ def plain(table: pd.DataFrame, digits: int) -> list[str]:
         na_rep="",  # a value with no estimate: an empty cell, as in Markdown and the report
         col_space=wide,  # the labels hold spaces: set them apart
     )
-    return text.splitlines()
+    return [line.rstrip() for line in text.splitlines()]

@@ -5,12 +5,11 @@ from __future__ import annotations
 import argparse
 import math
 import re
-import textwrap
 from typing import TYPE_CHECKING
 
 from passk_lab.cli._argument_types import k_values, listed, number_in, probability, whole_number
 from passk_lab.cli._options import output_arguments
-from passk_lab.cli._output import emit, shown
+from passk_lab.cli._output import emit, shown, wrapped
 from passk_lab.cli._parsing import Parser
 
 if TYPE_CHECKING:
@@ -41,14 +40,9 @@ def add_plan(parser: Parser) -> None:
     plan = parser.add_command(
         "plan",
         None,
-        help="plan an evaluation: the pass rate a target needs, the runs that show a rate, the "
-        "tasks an interval needs",
-        description=(
-            "Answer a question before the runs: what per-run pass rate a target pass^k needs "
-            "(rate), how many runs in a row must pass to show a pass rate (zero-failure), and "
-            "how many tasks and runs per task give an interval of pass^k as narrow as wanted "
-            "(tasks). Each prints a table, as --to asks."
-        ),
+        help="before the runs: the rate, runs or tasks a goal needs",
+        usage="%(prog)s QUESTION [options]",
+        description="Answer a question before the runs, in a table.",
     )
     plan.add_commands(dest="question", metavar="QUESTION")
     _add_rate(plan)
@@ -61,27 +55,18 @@ def _add_rate(plan: Parser) -> None:
     rate = plan.add_command(
         "rate",
         _plan_rate,
-        help="the per-run pass rate a target pass^k needs: target^(1/k)",
-        description=(
-            "Print the per-run pass rate p with p^k = the pass^k wanted, for every target and "
-            "k: what independent runs need. Tasks that differ in difficulty reach the target "
-            "with a lower mean rate (the same tasks keep passing)."
-        ),
+        help="the per-run pass rate a target pass^k needs",
+        usage="%(prog)s --target TARGET --k K [options]",
+        description="Print the per-run pass rate p with p^k = the pass^k wanted: target^(1/k).",
     )
     rate.add_argument(
         "--target",
         type=listed(number_in(0, 1, low_in=True, high_in=True), "0.8,0.9"),
         required=True,
-        metavar="PASS_POW_K",
-        help="the pass^k wanted, in [0, 1]: one, or a list (0.8,0.9)",
+        metavar="TARGET",
+        help="the pass^k wanted, in [0, 1]; a list: 0.8,0.9",
     )
-    rate.add_argument(
-        "--k",
-        type=k_values,
-        required=True,
-        metavar="KS",
-        help="runs that must all pass: 5, 1,2,4 or 1..8",
-    )
+    rate.add_argument("--k", type=k_values, required=True, metavar="K", help="5, 1,2,4 or 1..8")
     output_arguments(rate, text=False)  # numbers only
 
 
@@ -90,36 +75,32 @@ def _add_zero_failure(plan: Parser) -> None:
     zero = plan.add_command(
         "zero-failure",
         _plan_zero_failures,
-        help="how many runs in a row, none failing, show a pass rate of at least p",
-        description=(
-            "Print how many runs must all pass to show, at a confidence level, a per-run pass "
-            "rate of at least p. With independent runs (the default) that is the smallest n "
-            "with p^n <= 1 - confidence: the runs of one task show that task's rate, runs on a "
-            "fresh task each the mean rate. Runs that share tasks show the mean rate only with "
-            "more of them: give --runs-per-task and the tasks' intra-task correlation --icc."
-        ),
+        help="the runs in a row, none failing, that show a pass rate",
+        usage="%(prog)s --p P [options]",
+        description="Print how many runs must all pass to show a per-run pass rate of at least p.",
     )
     zero.add_argument(
         "--p",
         type=listed(probability, "0.9,0.95"),
         required=True,
-        help="the pass rate to show, in (0, 1): one, or a list (0.9,0.95)",
+        metavar="P",
+        help="the pass rate to show, in (0, 1); a list: 0.9,0.95",
     )
     zero.add_argument(
         "--confidence-level", type=probability, default=0.95, metavar="LEVEL", help="in (0, 1)"
     )
     zero.add_argument(
+        "--runs-per-task",
+        type=whole_number(1),
+        metavar="N",
+        help="runs on each task (default: each independent)",
+    )
+    zero.add_argument(
         "--icc",
         type=_ICC,
         default=0.0,
-        help="intra-task correlation of the tasks' pass rates, in [0, 1); above 0 it needs "
-        "--runs-per-task",
-    )
-    zero.add_argument(
-        "--runs-per-task",
-        type=whole_number(1),
-        metavar="R",
-        help="runs each task gets (default: every run independent, one task or a fresh one each)",
+        metavar="ICC",
+        help="intra-task correlation, in [0, 1)",
     )
     output_arguments(zero, text=False)  # numbers only
 
@@ -129,40 +110,34 @@ def _add_tasks(plan: Parser) -> None:
     tasks = plan.add_command(
         "tasks",
         _plan_tasks,
-        help="how many tasks, and runs per task, give an interval of pass^k of a chosen width",
+        help="the tasks that give an interval of pass^k its width",
+        usage="%(prog)s --half-width WIDTH --p P --k K [options]",
         description=(
-            "Print, for each number of runs per task, the fewest tasks with which an evaluation "
-            "gets a confidence interval of pass^k no wider than +/- the half-width, with a "
-            "chance (the assurance) under a model: each task's per-run pass rate drawn around "
-            "the mean p, its spread the intra-task correlation icc (0: every task has rate p). "
-            "The interval is the one analyze reports by default."
+            "Print, for each number of runs per task, the fewest tasks with which an\n"
+            "evaluation's interval of pass^k is no wider than +/- WIDTH."
         ),
     )
     tasks.add_argument(
         "--half-width",
         type=number_in(0, 0.5, low_in=False, high_in=True),
         required=True,
-        metavar="H",
-        help="half the interval's width wanted, in (0, 0.5]; one that could need more than "
-        "100,000,000 tasks (below about 1e-4 at the 95%% level) is refused",
+        metavar="WIDTH",
+        help="half the interval's width, in (0, 0.5]",
     )
     tasks.add_argument(
-        "--p", type=probability, required=True, help="the guessed mean per-run pass rate, in (0, 1)"
+        "--p", type=probability, required=True, metavar="P", help="the mean pass rate, in (0, 1)"
     )
-    tasks.add_argument("--k", type=whole_number(1), required=True, help="the pass^k to measure")
+    tasks.add_argument(
+        "--k", type=whole_number(1), required=True, metavar="K", help="the pass^k to measure"
+    )
     tasks.add_argument(
         "--runs-per-task",
         type=listed(whole_number(1), "5,10"),
-        metavar="RS",
-        help="runs per task to plan for, each at least k: one, or a list (5,10) (default: k, 2k "
-        "and 4k)",
+        metavar="N",
+        help="at least k; a list: 5,10 (default: k, 2k, 4k)",
     )
     tasks.add_argument(
-        "--icc",
-        type=_ICC,
-        default=0.0,
-        help="guessed intra-task correlation of the tasks' pass rates, in [0, 1); 0 for "
-        "identical tasks",
+        "--icc", type=_ICC, default=0.0, metavar="ICC", help="intra-task correlation, in [0, 1)"
     )
     tasks.add_argument(
         "--confidence-level", type=probability, default=0.95, metavar="LEVEL", help="in (0, 1)"
@@ -173,13 +148,10 @@ def _add_tasks(plan: Parser) -> None:
         type=probability,
         default=0.8,
         metavar="CHANCE",
-        help="the chance, in (0, 1), that an evaluation's interval is that narrow",
+        help="chance the interval is that narrow",
     )
     expected = chance.add_argument(
-        "--expected",
-        action="store_true",
-        help="plan the half-width on average instead (a normal approximation; the interval "
-        "reported is wider, so it often misses)",
+        "--expected", action="store_true", help="plan the half-width on average instead"
     )
     for action in (assurance, expected):
         tasks.record(action)
@@ -319,4 +291,4 @@ def _emit_plan(
     if args.to in ("csv", "json"):
         emit(text)
         return
-    emit(f"{text}\n{textwrap.fill(note, width=100)}\n")
+    emit(f"{text}\n{wrapped(note)}\n")
