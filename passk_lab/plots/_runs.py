@@ -10,15 +10,14 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.colors import BoundaryNorm, ListedColormap
 from matplotlib.container import BarContainer
-from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Patch, StepPatch
-from matplotlib.textpath import TextPath
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import ScaledTranslation
 
 from passk_lab._checks import check_size
 from passk_lab.outcomes import RUN_STATES, outcome_matrix
 from passk_lab.plots._style import MOST_TICKS, axes_of, integer_ticks, literal, require_table
+from passk_lab.plots._text import legend_width, make_room, points, text_width
 
 __all__ = ["outcome_heatmap", "success_histogram"]
 
@@ -87,12 +86,7 @@ def _row_labels(row_height: float) -> tuple[int, float]:
 
 def _tick_size() -> float:
     """Return the size in points of the y tick labels that matplotlib's settings now give."""
-    return float(FontProperties(size=plt.rcParams["ytick.labelsize"]).get_size_in_points())
-
-
-def _text_width(text: str, size: float) -> float:
-    """Return how wide `text` is drawn at `size` points, in points."""
-    return float(TextPath((0, 0), text, prop=FontProperties(size=size)).get_extents().width)
+    return points("ytick.labelsize")
 
 
 def _mark_passes(ax: Axes, passes: np.ndarray, runs: np.ndarray | None, every_row: float) -> float:
@@ -127,45 +121,10 @@ def _mark_passes(ax: Axes, passes: np.ndarray, runs: np.ndarray | None, every_ro
         axis="y", which="minor", direction="in", length=plt.rcParams["ytick.major.size"] * 2
     )
     right.set_ylabel("runs passed")
-    label_size = float(FontProperties(size=plt.rcParams["axes.labelsize"]).get_size_in_points())
-    widest = max((_text_width(label, _tick_size()) for label in labels), default=0.0)
+    label_size = points("axes.labelsize")
+    widest = max((text_width(label, _tick_size()) for label in labels), default=0.0)
     pads = float(plt.rcParams["ytick.major.pad"]) + float(plt.rcParams["axes.labelpad"])
     return pads + widest + label_size * _LINE_SPACING
-
-
-def _legend_width(labels: list[str]) -> float:
-    """Return about how wide, in points, a legend of `labels` is drawn, the gap to it included."""
-    size = float(FontProperties(size=plt.rcParams["legend.fontsize"]).get_size_in_points())
-    plain = [
-        line.replace("$", "").replace("\\", "") for label in labels for line in label.splitlines()
-    ]
-    params = plt.rcParams
-    spaces = (
-        float(params["legend.handlelength"])
-        + float(params["legend.handletextpad"])
-        + 2 * float(params["legend.borderpad"])
-        + float(params["legend.borderaxespad"])
-    )
-    # the text's outline runs a little narrower than the text as drawn
-    return 1.1 * max(_text_width(label, size) for label in plain) + spaces * size
-
-
-def _make_room(ax: Axes, width: float) -> None:
-    """Widen the right margin of `ax`'s figure so that `width` points beside `ax` fit in it.
-
-    Only a figure with no layout engine, `ax` one of its subplots, and only when they would
-    not fit: a layout engine makes room itself, and a caller's own margins stand otherwise.
-    """
-    figure = ax.get_figure(root=True)
-    if figure is None or figure.get_layout_engine() is not None or ax.get_subplotspec() is None:
-        return
-    figure_width = figure.get_figwidth() * 72
-    past = ax.get_position().x1 + width / figure_width - 1
-    if past > 0:
-        params = figure.subplotpars
-        right = params.right - past
-        if right > params.left + 0.2:
-            figure.subplots_adjust(right=right)
 
 
 def _ordinal(number: int) -> str:
@@ -280,7 +239,7 @@ def outcome_heatmap(
     )
     present = set(np.unique(codes).tolist()) | {1, 4}
     names = [name for code, (name, _) in _STATES.items() if code in present]
-    _make_room(ax, width + _legend_width(names))
+    make_room(ax, width + legend_width(names))
     ax.legend(
         handles=[
             Patch(facecolor=color, edgecolor="0.6", label=name)
@@ -367,6 +326,6 @@ def success_histogram(counts: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # a count of tasks
     ax.set_ylim(bottom=0)
     handles = [bars, *lines]  # what was seen, first
-    _make_room(ax, _legend_width([str(handle.get_label()) for handle in handles]))
+    make_room(ax, legend_width([str(handle.get_label()) for handle in handles]))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return ax
