@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.artist import Artist

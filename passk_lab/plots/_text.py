@@ -42,7 +42,11 @@ def text_width(text: str, size: float) -> float:
     --------
     >>> text_width("rank", 10) < text_width("rank 1", 10) < text_width("rank 1", 12)
     True
+    >>> text_width("", 10)
+    0.0
     """
+    if not text:
+        return 0.0
     return float(TextPath((0, 0), text, prop=FontProperties(size=size)).get_extents().width)
 
 
