@@ -16,8 +16,8 @@ from matplotlib.patches import Patch
 
 from passk_lab._labels import interval_label
 from passk_lab._numbers import level_text
+from passk_lab.plots._room import legend_columns, points, text_width
 from passk_lab.plots._style import PALETTE, axes_of, literal, require_table
-from passk_lab.plots._text import legend_columns, points, text_width
 
 __all__ = ["leaderboard_forest", "pairwise_heatmap"]
 

@@ -1,8 +1,9 @@
-"""How much room text takes: a text's width, a legend's, and the figure margin that fits one.
+"""How much room a plot's parts take: text and legends, the margin that fits one, two Axes.
 
 The plots size their keys and labels before the figure is drawn, from the
 glyphs' outlines at matplotlib's current settings, so that a key can take
-as many columns as fit, or widen a figure's margin, with no renderer.
+as many columns as fit, or widen a figure's margin, with no renderer; and a
+plot of two panels splits the place of the Axes it was given.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from matplotlib.axes import Axes
 from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import TextPath
 
-__all__ = ["legend_columns", "legend_width", "make_room", "points", "text_width"]
+__all__ = ["legend_columns", "legend_width", "make_room", "points", "split_below", "text_width"]
 
 Setting: TypeAlias = Literal[
     "legend.fontsize", "axes.labelsize", "axes.titlesize", "xtick.labelsize", "ytick.labelsize"
@@ -137,3 +138,33 @@ def make_room(ax: Axes, width: float) -> None:
         right = params.right - past
         if right > params.left + 0.2:
             figure.subplots_adjust(right=right)
+
+
+def split_below(ax: Axes, heights: tuple[float, float] = (3.0, 2.0)) -> Axes:
+    """Give the lower part of `ax`'s place to a new Axes sharing its x axis, and return it.
+
+    An Axes of a grid keeps the upper cell of a split of its cell (which
+    constrained layout lays out as any other); one placed by a rectangle keeps
+    the upper part of it. `heights` are the two parts' shares, upper first.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> below = split_below(ax)
+    >>> below is fig.axes[-1], below.get_shared_x_axes().joined(ax, below)
+    (True, True)
+    >>> plt.close(fig)
+    """
+    figure = ax.get_figure()
+    assert figure is not None  # an Axes one draws on is in a figure
+    spec = ax.get_subplotspec()
+    if spec is not None:
+        grid = spec.subgridspec(2, 1, height_ratios=heights, hspace=0.1)
+        ax.set_subplotspec(grid[0])
+        return figure.add_subplot(grid[1], sharex=ax)
+    left, bottom, width, height = ax.get_position().bounds
+    share = heights[1] / sum(heights)
+    gap = 0.06 * height
+    ax.set_position((left, bottom + share * height + gap, width, (1 - share) * height - gap))
+    return figure.add_axes((left, bottom, width, share * height), sharex=ax)
