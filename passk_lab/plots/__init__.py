@@ -21,6 +21,7 @@ Examples
 """
 
 from passk_lab.plots._adaptive import adaptive_path
+from passk_lab.plots._costs import cost_reliability
 from passk_lab.plots._curves import comparison, decay_curve
 from passk_lab.plots._histogram import success_histogram
 from passk_lab.plots._leaderboard import leaderboard_forest, pairwise_heatmap
@@ -31,6 +32,7 @@ from passk_lab.plots._sweeps import measured_vs_analytic, sweep_heatmap, sweep_l
 __all__ = [
     "adaptive_path",
     "comparison",
+    "cost_reliability",
     "decay_curve",
     "leaderboard_forest",
     "measured_vs_analytic",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import textwrap
 from collections.abc import Hashable
 from typing import Any
 
@@ -16,7 +15,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import StepPatch
 from matplotlib.ticker import MaxNLocator
 
-from passk_lab.plots._room import legend_width, make_room
+from passk_lab.plots._room import legend_width, make_room, wrapped
 from passk_lab.plots._style import MOST_TICKS, PALETTE, axes_of, integer_ticks, require_table
 
 __all__ = ["success_histogram"]
@@ -166,15 +165,12 @@ def _model_labels(attrs: dict[Hashable, Any], room: float) -> tuple[str, str, st
     note = ""
     if mean is not None and pass_at_1 is not None and f"{mean:.3f}" != f"{pass_at_1:.3f}":
         note = f"{mean:.3f} is not pass@1 ({pass_at_1:.3f}): the fit matches the whole histogram"
-    for width in range(_LONGEST, _SHORTEST - 1, -1):
-        labels = [textwrap.fill(text, width) for text in (binomial, fit, note)]
-        if legend_width(labels) <= room:
-            break
+    labels = wrapped([binomial, fit, note], room, _LONGEST)
     return labels[0], labels[1], labels[2]
 
 
-_LONGEST, _SHORTEST = 32, 16
-"""The most and the fewest characters a line of the success histogram's key holds."""
+_LONGEST = 32
+"""The most characters a line of the success histogram's key holds."""
 
 _KEY_SHARE = 0.45
 """The share of its figure's width the success histogram's key may take, if its lines allow."""

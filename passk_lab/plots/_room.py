@@ -8,6 +8,7 @@ plot of two panels splits the place of the Axes it was given.
 
 from __future__ import annotations
 
+import textwrap
 from typing import Literal, TypeAlias
 
 import matplotlib.pyplot as plt
@@ -15,7 +16,15 @@ from matplotlib.axes import Axes
 from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import TextPath
 
-__all__ = ["legend_columns", "legend_width", "make_room", "points", "split_below", "text_width"]
+__all__ = [
+    "legend_columns",
+    "legend_width",
+    "make_room",
+    "points",
+    "split_below",
+    "text_width",
+    "wrapped",
+]
 
 Setting: TypeAlias = Literal[
     "legend.fontsize", "axes.labelsize", "axes.titlesize", "xtick.labelsize", "ytick.labelsize"
@@ -81,6 +90,27 @@ def legend_width(labels: list[str]) -> float:
         + float(params["legend.borderaxespad"])
     )
     return max(_label_width(label, size) for label in labels) + spaces * size
+
+
+def wrapped(labels: list[str], room: float, longest: int, shortest: int = 16) -> list[str]:
+    r"""Return `labels` in lines short enough for a legend of them to fit `room` points.
+
+    The lines are as long as let a one-column legend of the labels be at most
+    `room` points wide (:func:`legend_width`): `longest` characters at most,
+    and `shortest` at least, fit or not.
+
+    Examples
+    --------
+    >>> wrapped(["dominated: another is as cheap and as reliable"], 1000, 60)
+    ['dominated: another is as cheap and as reliable']
+    >>> wrapped(["dominated: another is as cheap and as reliable"], 180, 60)
+    ['dominated: another is as\ncheap and as reliable']
+    """
+    for width in range(longest, shortest - 1, -1):
+        lines = [textwrap.fill(label, width) for label in labels]
+        if legend_width(lines) <= room:
+            return lines
+    return lines
 
 
 def legend_columns(labels: list[str], room: float, size: float | None = None) -> int:
