@@ -12,6 +12,7 @@ from matplotlib.lines import Line2D
 
 from passk_lab._data.costs import COST_PREFIX, cost_names
 from passk_lab._labels import interval_label
+from passk_lab._typing import Bools, Floats
 from passk_lab.plots._room import legend_columns, points, text_width, wrapped
 from passk_lab.plots._style import PALETTE, axes_of, literal, require_table
 
@@ -29,7 +30,7 @@ _DOMINATED = "0.55"
 """The grey of the agents off the frontier."""
 
 
-def cost_frontier(cost: np.ndarray, value: np.ndarray) -> np.ndarray:
+def cost_frontier(cost: Floats, value: Floats) -> Bools:
     """Return which points are on the cost-efficient frontier: none is as cheap and as good.
 
     A point is off it when another costs no more and is worth at least as
@@ -55,8 +56,8 @@ def cost_frontier(cost: np.ndarray, value: np.ndarray) -> np.ndarray:
     cheaper = cost[None, :] <= cost[:, None]  # [i, j]: j costs no more than i
     better = value[None, :] >= value[:, None]
     strictly = (cost[None, :] < cost[:, None]) | (value[None, :] > value[:, None])
-    beaten = (cheaper & better & strictly & known[None, :]).any(axis=1)
-    return known & ~beaten
+    beaten = np.any(cheaper & better & strictly & known[None, :], axis=1)
+    return np.asarray(known & ~beaten, dtype=np.bool_)
 
 
 def _cost_column(frame: pd.DataFrame, cost: str | None) -> str:
