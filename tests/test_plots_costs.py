@@ -144,6 +144,10 @@ def test_per_run_divides_by_k_and_a_log_axis_is_asked_for(runs, curve):
     assert ax.get_xlabel() == "usd per run"
     assert ax.get_ylabel() == "pass$^{3}$, 95% CI"
     assert ax.get_xscale() == "log"
+    ax.figure.canvas.draw()
+    written = [label.get_text() for label in ax.get_xticklabels() if label.get_text()]
+    assert written  # amounts as they are (0.05, 0.1, 0.2), not powers of ten
+    assert all(float(text) > 0 for text in written)
 
 
 def test_an_agent_without_costs_is_left_out_and_named(runs):

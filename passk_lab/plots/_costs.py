@@ -9,6 +9,7 @@ import pandas as pd
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from passk_lab._data.costs import COST_PREFIX, cost_names
 from passk_lab._labels import interval_label
@@ -214,8 +215,11 @@ def cost_reliability(
     runs = f"{k} run{'s' if k != 1 else ''}"
     ax.set_xlabel(f"{unit} per task ({runs})" if per == "task" else f"{unit} per run")
     ax.set_ylabel(f"{f'pass$^{{{k}}}$' if k > 1 else 'pass@1'}, {interval_label(frame)}")
-    if log:
+    if log:  # ticks at 1, 2 and 5 of each power of ten, written as the amounts they are
         ax.set_xscale("log")
+        ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
     else:
         ax.set_xlim(0, 1.08 * float(np.nanmax(spent)) if priced.any() else 1.0)
     top = float(np.nanmax(high[priced])) if priced.any() else 1.0
