@@ -18,19 +18,15 @@ from passk_lab._data.costs import COST_PREFIX
 from passk_lab._data.rules import display
 from passk_lab.outcomes import RUN_STATES, outcome_matrix
 from passk_lab.plots._room import legend_width, make_room, points, text_width
-from passk_lab.plots._style import (
-    MOST_TICKS,
-    axes_of,
-    literal,
-)
+from passk_lab.plots._style import MOST_TICKS, PALETTE, axes_of, literal
 
 __all__ = ["outcome_heatmap"]
 
 _STATES = {  # code: (label, colour); the heatmap's categories in legend order
-    4: ("passed", "#0072B2"),
-    1: ("failed", "#F5C6A5"),
-    2: ("errored", "#D55E00"),
-    3: ("timed out", "#7A3E9D"),
+    4: ("passed", PALETTE[0]),  # blue
+    1: ("failed", "#F5C6A5"),  # pale: most cells, and none to stand out
+    2: ("errored", PALETTE[1]),  # vermilion
+    3: ("timed out", PALETTE[3]),  # reddish purple
     0: ("no run", "#FFFFFF"),
 }
 _CODES = {name: code for code, (name, _) in _STATES.items()}
