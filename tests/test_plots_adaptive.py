@@ -222,3 +222,22 @@ def test_the_keys_and_title_stay_in_the_figure_at_the_reports_width_and_a_narrow
     for key, axes in zip(keys, (ax, below), strict=True):
         assert key.x0 >= axes.get_window_extent().x1  # beside the path, on nothing drawn
     assert ax.get_window_extent().width > 0.35 * fig.bbox.width  # the keys leave the path room
+
+
+def test_an_exhausted_pool_is_drawn_on_the_tasks_axis_for_any_target_and_interval():
+    result = pk.evaluate_until(
+        pk.coin_tasks(p=0.7, tasks=60, seed=2),
+        k=3,
+        half_width=0.02,
+        rng=0,
+        statistic="pass_at_k",
+        interval="anytime",
+    )
+    assert result.stopped_because == "exhausted"
+    ax, below = draw(result, x="tasks")
+    np.testing.assert_allclose(band_limits(ax)[1], result.path["pass_at_k_low"])
+    assert ax.get_ylabel() == "pass@3"
+    assert labels(ax)[0] == "95% confidence sequence"  # anytime: valid whenever it stops
+    assert labels(below)[-1] == "the pool's 60 tasks"
+    title = ax.get_title(loc="left").replace("\n", " ")
+    assert title == "stopped after 180 runs, 60 tasks: all 60 tasks of the pool are used"

@@ -172,6 +172,9 @@ def test_the_forest_draws_the_agents_best_first_at_the_largest_k_with_their_inte
         assert text == f"rank {rank} ({rank_low}{DASH}{rank_high}), group {group}"
     assert ax.get_xlabel() == "pass$^{5}$"
     assert ax.get_xlim()[0] == 0
+    (points,) = [line for line in ax.get_lines() if line.get_marker() == "o"]
+    (intervals,) = [item for item in ax.collections if isinstance(item, LineCollection)]
+    assert to_rgba(points.get_color()) == to_rgba(intervals.get_color()[0]) == to_rgba(PALETTE[0])
 
 
 def test_the_forest_at_a_chosen_k_reads_the_ranked_metric_in_rank_order():

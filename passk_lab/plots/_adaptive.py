@@ -70,7 +70,7 @@ def _why(result: AdaptiveResult, settings: dict[str, Any], path: pd.DataFrame) -
         limits = ", ".join(f"{name} {limit:g}" for name, limit in settings["max_cost"].items())
         return f"the limit on cost ({limits}) is reached"
     if reason == "exhausted":
-        return f"every task of the pool ({settings.get('pool')}) is used"
+        return f"all {settings.get('pool'):,} tasks of the pool are used"
     return str(reason)
 
 
