@@ -182,8 +182,35 @@ def cost_reliability(
         for column in ("pass_pow_k", "pass_pow_k_low", "pass_pow_k_high")
     )
     names = _names(rows, by)
-    on, priced = cost_frontier(spent, value), np.isfinite(spent)
+    priced = np.isfinite(spent)
     ax = axes_of(ax)
+    handles = _draw_points(ax, spent, value, low, high)
+    unit = name.removeprefix(COST_PREFIX)
+    unpriced = [text for text, known in zip(names, priced, strict=True) if not known]
+    if unpriced:
+        handles.append(
+            Line2D([], [], ls="none", label=f"no {unit} recorded: {', '.join(unpriced)}")
+        )
+    runs = f"{k} run{'s' if k != 1 else ''}"
+    ax.set_xlabel(f"{unit} per task ({runs})" if per == "task" else f"{unit} per run")
+    ax.set_ylabel(f"{f'pass$^{{{k}}}$' if k > 1 else 'pass@1'}, {interval_label(frame)}")
+    if log:  # ticks at 1, 2 and 5 of each power of ten, written as the amounts they are
+        ax.set_xscale("log")
+        ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda amount, _: f"{amount:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    else:
+        ax.set_xlim(0, 1.08 * float(np.nanmax(spent)) if priced.any() else 1.0)
+    top = float(np.nanmax(high[priced])) if priced.any() else 1.0
+    ax.set_ylim(0, min(1.02, math.ceil(round((top + 0.02) * 10, 6)) / 10))
+    key = _key_above(ax, handles)
+    _name_points(ax, spent[priced], value[priced], list(np.array(names)[priced]), key)
+    return ax
+
+
+def _draw_points(ax: Axes, spent: Floats, value: Floats, low: Floats, high: Floats) -> list[Artist]:
+    """Draw the agents with their intervals, the frontier filled and joined; return its key."""
+    on, priced = cost_frontier(spent, value), np.isfinite(spent)
     handles: list[Artist] = []
     for members, color, fill, label in (
         (on, PALETTE[0], PALETTE[0], "cost-efficient frontier"),
@@ -206,24 +233,14 @@ def cost_reliability(
             )
     order = np.argsort(spent[on], kind="stable")
     ax.plot(spent[on][order], value[on][order], color=PALETTE[0], lw=1.2, drawstyle="steps-post")
-    unit = name.removeprefix(COST_PREFIX)
-    unpriced = [text for text, known in zip(names, priced, strict=True) if not known]
-    if unpriced:
-        handles.append(
-            Line2D([], [], ls="none", label=f"no {unit} recorded: {', '.join(unpriced)}")
-        )
-    runs = f"{k} run{'s' if k != 1 else ''}"
-    ax.set_xlabel(f"{unit} per task ({runs})" if per == "task" else f"{unit} per run")
-    ax.set_ylabel(f"{f'pass$^{{{k}}}$' if k > 1 else 'pass@1'}, {interval_label(frame)}")
-    if log:  # ticks at 1, 2 and 5 of each power of ten, written as the amounts they are
-        ax.set_xscale("log")
-        ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
-        ax.xaxis.set_minor_formatter(NullFormatter())
-    else:
-        ax.set_xlim(0, 1.08 * float(np.nanmax(spent)) if priced.any() else 1.0)
-    top = float(np.nanmax(high[priced])) if priced.any() else 1.0
-    ax.set_ylim(0, min(1.02, math.ceil(round((top + 0.02) * 10, 6)) / 10))
+    return handles
+
+
+def _key_above(ax: Axes, handles: list[Artist]) -> float:
+    """Put the key of `handles` above `ax`, in as many columns as fit; return its height in points.
+
+    Its labels are wrapped to the figure's width, from the Axes' left edge.
+    """
     figure = ax.get_figure(root=True)
     room = 72 * (figure.get_figwidth() if figure is not None else 6.4) - _LEFT  # to the right edge
     labels = wrapped([str(handle.get_label()) for handle in handles], room, 60)
@@ -234,9 +251,7 @@ def cost_reliability(
         handles=handles, loc="lower left", bbox_to_anchor=(0, 1.01), ncols=columns, borderaxespad=0
     )
     lines = max(label.count("\n") + 1 for label in labels) * -(-len(labels) // columns)
-    key = 1.3 * points("legend.fontsize") * lines + 8  # its height above the Axes, in points
-    _name_points(ax, spent[priced], value[priced], list(np.array(names)[priced]), key)
-    return ax
+    return 1.3 * points("legend.fontsize") * lines + 8
 
 
 _PLACES = (
