@@ -43,6 +43,7 @@ __all__ = [
     "Design",
     "Ends",
     "Job",
+    "Look",
     "Outcome",
     "Stop",
     "StopReason",
@@ -118,13 +119,29 @@ class Ends:
         return np.array(self.n[agent], dtype=np.int64)
 
 
+class Look(NamedTuple):
+    """What the stopping rule saw after one batch: the runs so far, and the target's interval.
+
+    `cost` totals every cost the runs recorded so far, by name; `estimate`,
+    `low` and `high` are the target's (the difference's, for two agents).
+    """
+
+    tasks: int
+    runs: int
+    cost: dict[str, float]
+    estimate: float
+    low: float
+    high: float
+
+
 class Stop(NamedTuple):
-    """Why the procedure stopped, and where every task ended."""
+    """Why the procedure stopped, where every task ended, and what it saw after each batch."""
 
     reason: StopReason
     ends: Ends
     runs: int
     cost: dict[str, float]
+    looks: tuple[Look, ...] = ()
 
 
 def sequential_interval(
@@ -195,11 +212,23 @@ def target_interval(
 
 def target_limits(design: Design, ends: Ends) -> tuple[float, float]:
     """Return the interval the stopping rule reads at `ends`: the target's, or the difference's."""
-    values = np.array(ends.targets[0])
+    values = _target_values(design, ends)
     if design.agents == 1:
         return target_interval(design, values, ends.runs(0), design.k)
-    differences = values - np.array(ends.targets[1])
-    return target_interval(design, differences, ends.runs(0), design.k, difference=True)
+    return target_interval(design, values, ends.runs(0), design.k, difference=True)
+
+
+def _target_values(design: Design, ends: Ends) -> Floats:
+    """Return every task's estimate of the target: the agent's, or the paired difference."""
+    values = np.array(ends.targets[0])
+    return values if design.agents == 1 else values - np.array(ends.targets[1])
+
+
+def _look(design: Design, ends: Ends, runs: int, totals: Mapping[str, float]) -> Look:
+    """Return what the stopping rule sees at `ends`, `runs` runs and `totals` spent so far."""
+    low, high = target_limits(design, ends)
+    estimate = float(_target_values(design, ends).mean())
+    return Look(len(ends.tasks), runs, dict(totals), estimate, low, high)
 
 
 def _reached(design: Design, low: float, high: float) -> StopReason | None:
@@ -263,17 +292,19 @@ def procedure(design: Design) -> Generator[list[Job], dict[Job, Outcome], Stop]:
     fitted = 0  # tasks at the last fit
     seen: set[str] = set()  # the cost names the runs recorded
     runs, spent = 0, dict.fromkeys(design.max_cost, 0.0)
+    totals: dict[str, float] = {}  # every cost the runs recorded, by name
+    looks: list[Look] = []
     plans = [TwoStagePlan.fixed(design.first) for _ in agents]
     used = 0
     while True:
         if used == design.pool:
-            return Stop("exhausted", ends, runs, spent)
+            return Stop("exhausted", ends, runs, spent, tuple(looks))
         size = min(design.batch, design.pool - used)
         worst = sum(plan.total if plan.extends else plan.first for plan in plans)  # runs a task
         if design.max_runs is not None:
             size = min(size, (design.max_runs - runs) // worst)
             if size <= 0:
-                return Stop("max_runs", ends, runs, spent)
+                return Stop("max_runs", ends, runs, spent, tuple(looks))
         fits = [  # tasks whose most runs fit the budget left, at the mean cost of a run so far
             (limit - spent[name]) / (spent[name] / runs * worst)
             for name, limit in design.max_cost.items()
@@ -282,7 +313,7 @@ def procedure(design: Design) -> Generator[list[Job], dict[Job, Outcome], Stop]:
         if fits:
             size = min(size, math.floor(min(fits)))
             if size <= 0:
-                return Stop("max_cost", ends, runs, spent)
+                return Stop("max_cost", ends, runs, spent, tuple(looks))
         tasks = order[used : used + size].tolist()
         used += size
         first = {
@@ -310,6 +341,8 @@ def procedure(design: Design) -> Generator[list[Job], dict[Job, Outcome], Stop]:
                 seen.update(outcome.cost)
                 for name in spent:
                     spent[name] += outcome.cost.get(name, 0.0)
+                for name, value in outcome.cost.items():
+                    totals[name] = totals.get(name, 0.0) + value
         if not ends.tasks:  # the first batch: say so if a limit names a cost no run records
             _warn_unrecorded(design.max_cost, seen)
         ends.tasks.extend(tasks)
@@ -331,11 +364,12 @@ def procedure(design: Design) -> Generator[list[Job], dict[Job, Outcome], Stop]:
                 batch_n, batch_c, np.array([design.k]), design.statistic
             )
             ends.targets[agent].extend(estimates[:, 0].tolist())
-        reason = _reached(design, *target_limits(design, ends))
+        looks.append(_look(design, ends, runs, totals))
+        reason = _reached(design, looks[-1].low, looks[-1].high)
         if reason is not None:
-            return Stop(reason, ends, runs, spent)
+            return Stop(reason, ends, runs, spent, tuple(looks))
         if any(spent[name] >= limit for name, limit in design.max_cost.items()):
-            return Stop("max_cost", ends, runs, spent)
+            return Stop("max_cost", ends, runs, spent, tuple(looks))
         if len(ends.tasks) >= max(_FIT_TASKS, _REFIT * fitted):
             plans = [_next_plan(design, ends, agent) for agent in agents]
             fitted = len(ends.tasks)

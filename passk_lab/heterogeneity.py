@@ -26,7 +26,7 @@ from passk_lab._betabinom_fit import LEVEL, Model, fit_parameters, inflation_pva
 from passk_lab._betabinom_inflated import model_pow_k
 from passk_lab._betabinom_summary import line_fields, table_notes, table_rows
 from passk_lab._checks import confidence, positive_int
-from passk_lab._data.cells import Cells
+from passk_lab._data.cells import Cells, pass_at_k_values
 from passk_lab._data.rules import ErrorPolicy
 from passk_lab._data.tally import TallyInput, as_tally
 from passk_lab._goodness_of_fit import GoodnessOfFit, chi2_sf, expected_counts
@@ -452,7 +452,13 @@ def success_counts(
         ``model``, ``mean``, ``icc``, ``zero_share``, ``one_share``,
         ``binomial_mean``, ``lr_pvalue``, the goodness-of-fit check
         ``gof_statistic``, ``gof_df``, ``gof_pvalue`` and whether it
-        ``rejected`` the model.
+        ``rejected`` the model; and the pass rates a reader compares:
+        ``pass_at_1``, the mean over tasks of each task's share of runs
+        passed (``binomial_mean`` pools the runs instead, so the two differ
+        when tasks have different numbers of runs), and ``fit_pass_at_1``,
+        the fitted model's mean pass rate (``mean`` itself in the plain
+        model), which maximum likelihood fits to every count at once and
+        need not equal ``pass_at_1``.
 
     Raises
     ------
@@ -496,6 +502,8 @@ def success_counts(
         zero_share=fit.zero_share,
         one_share=fit.one_share,
         binomial_mean=fit.binomial_mean,
+        pass_at_1=float(np.average(pass_at_k_values(n, c, np.array([1]))[:, 0], weights=tasks)),
+        fit_pass_at_1=float(fit.pow_k(1)),
         lr_pvalue=fit.lr_pvalue,
         gof_statistic=statistic,
         gof_df=df,

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import passk_lab as pk
 from passk_lab._sequential import Design, Outcome, procedure
@@ -509,3 +510,89 @@ def test_a_refused_second_ledger_leaves_the_first_untouched(tmp_path) -> None:
             table_tasks(), against=table_tasks(), ledger=paths, resume=True, **SETTINGS
         )
     assert paths[0].read_bytes() == before
+
+
+# --- the path: what the stopping rule saw after each batch ----------------------------------
+
+
+def clopper_pearson(passed: int, tasks: int, level: float = 0.95) -> tuple[float, float]:
+    """SciPy's Beta quantiles, apart from the library's interval code."""
+    tail = (1 - level) / 2
+    low = stats.beta.ppf(tail, passed, tasks - passed + 1) if passed > 0 else 0.0
+    high = stats.beta.ppf(1 - tail, passed + 1, tasks - passed) if passed < tasks else 1.0
+    return float(low), float(high)
+
+
+def test_the_path_is_the_interval_the_rule_read_after_each_batch() -> None:
+    # k runs a task: a task's pass^3 is 0 or 1, and the interval Clopper-Pearson on the tasks
+    result = pk.evaluate_until(table_tasks(), **{**SETTINGS, "max_runs_per_task": 3})
+    path, design = result.path, result.design
+    assert path.columns.tolist() == [
+        "batch",
+        "tasks",
+        "runs",
+        "pass_pow_k",
+        "pass_pow_k_low",
+        "pass_pow_k_high",
+        "half_width",
+    ]
+    batches = len(path)
+    assert path["batch"].tolist() == list(range(1, batches + 1))
+    assert path["tasks"].tolist() == [10 * batch for batch in range(1, batches + 1)]
+    assert path["runs"].tolist() == [30 * batch for batch in range(1, batches + 1)]
+    assert result.tasks == 10 * batches
+    all_three = (design["passes"] == 3).to_numpy()
+    for row in path.itertuples():
+        passed = int(all_three[: row.tasks].sum())
+        assert row.pass_pow_k == pytest.approx(passed / row.tasks, abs=1e-12)
+        limits = clopper_pearson(passed, row.tasks)
+        assert (row.pass_pow_k_low, row.pass_pow_k_high) == pytest.approx(limits, abs=1e-9)
+        assert row.half_width == pytest.approx((limits[1] - limits[0]) / 2, abs=1e-9)
+    # it stopped at the first batch narrow enough, and reports that batch's interval
+    assert (path["half_width"].iloc[:-1] > 0.1).all()
+    assert path["half_width"].iloc[-1] <= 0.1
+    last, reported = path.iloc[-1], result.curve.iloc[-1]
+    for column in ("pass_pow_k", "pass_pow_k_low", "pass_pow_k_high"):
+        assert last[column] == pytest.approx(reported[column], abs=1e-12)
+
+
+def test_the_path_counts_every_cost_and_the_batches_a_cost_limit_shrank() -> None:
+    limit = 3.0
+    result = pk.evaluate_until(
+        table_tasks(paid=True), **{**SETTINGS, "half_width": 0.02, "max_cost": {"usd": limit}}
+    )
+    assert result.stopped_because == "max_cost"
+    path, design, runs = result.path, result.design, result.runs
+    order = design["task"].tolist()
+    per_task = runs.groupby("task")["cost_usd"].sum()
+    spent = np.cumsum(per_task.loc[order].to_numpy())
+    np.testing.assert_allclose(path["cost_usd"], spent[path["tasks"].to_numpy() - 1], rtol=1e-12)
+    runs_per_task = runs.groupby("task").size().loc[order].to_numpy()
+    np.testing.assert_array_equal(path["runs"], np.cumsum(runs_per_task)[path["tasks"] - 1])
+    assert path["cost_usd"].iloc[-1] == pytest.approx(result.cost["usd"])
+    sizes = np.diff(path["tasks"], prepend=0)
+    assert sizes[0] == 10
+    assert sizes[-1] < 10  # the last batch: as many tasks as the limit left room for
+    assert path["tasks"].iloc[-1] == result.tasks
+
+
+def test_two_agents_path_is_the_difference_and_counts_both_agents_runs() -> None:
+    result = pk.evaluate_until(
+        table_tasks(), against=table_tasks(), **{**SETTINGS, "half_width": 0.2}
+    )
+    path = result.path
+    assert {"difference", "difference_low", "difference_high"} <= set(path.columns)
+    assert "pass_pow_k" not in path.columns
+    row, last = result.comparison.iloc[0], path.iloc[-1]
+    for column in ("difference", "difference_low", "difference_high"):
+        assert last[column] == pytest.approx(row[column], abs=1e-12)
+    assert last["runs"] == len(result.runs)  # both agents'
+    assert last["difference"] == 0  # the same outcomes: no difference, whatever the batch
+    assert result.stopped_because == "half_width"
+
+
+def test_a_resumed_evaluation_has_the_path_it_had(tmp_path) -> None:
+    ledger = tmp_path / "ledger.jsonl"
+    first = pk.evaluate_until(table_tasks(), **SETTINGS, ledger=ledger)
+    again = pk.evaluate_until(table_tasks(), **SETTINGS, ledger=ledger, resume=True)
+    pd.testing.assert_frame_equal(again.path, first.path)

@@ -17,11 +17,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.collections import LineCollection
+from matplotlib.colors import to_rgba
 from matplotlib.image import AxesImage
 from matplotlib.patches import Rectangle
 
 import passk_lab as pk
 from passk_lab import plots
+from passk_lab.plots._style import PALETTE
 
 MINUS = "\N{MINUS SIGN}"
 DASH = "\N{EN DASH}"
@@ -145,7 +147,9 @@ def forest_rows(ax):
         segment[0, 1]: (segment[:, 0].min(), segment[:, 0].max())
         for segment in intervals.get_segments()
     }
-    rank_texts = {text.get_position()[1]: text.get_text() for text in ax.texts}
+    rank_texts = {  # the ranks' column, without its header above the Axes
+        text.get_position()[1]: text.get_text() for text in ax.texts if "\n" not in text.get_text()
+    }
     return [
         (labels[i], y_of_point[ticks[i]], y_of_interval[ticks[i]], rank_texts[ticks[i]])
         for i in top_first
@@ -168,6 +172,9 @@ def test_the_forest_draws_the_agents_best_first_at_the_largest_k_with_their_inte
         assert text == f"rank {rank} ({rank_low}{DASH}{rank_high}), group {group}"
     assert ax.get_xlabel() == "pass$^{5}$"
     assert ax.get_xlim()[0] == 0
+    (points,) = [line for line in ax.get_lines() if line.get_marker() == "o"]
+    (intervals,) = [item for item in ax.collections if isinstance(item, LineCollection)]
+    assert to_rgba(points.get_color()) == to_rgba(intervals.get_color()[0]) == to_rgba(PALETTE[0])
 
 
 def test_the_forest_at_a_chosen_k_reads_the_ranked_metric_in_rank_order():
@@ -221,9 +228,48 @@ def test_the_forest_shades_the_odd_tie_groups_and_says_what_a_group_is():
         assert max(members) + 0.4 < high <= max(members) + 0.5
     assert bands[0][0] == -0.5  # the ends of the forest: no seam
     assert bands[-1][1] == len(rows) - 0.5
-    legend = shown(ax.get_legend().get_texts())
-    assert any("tie group" in text and "no agent is shown to beat" in text for text in legend)
-    assert "95% CI" in " ".join(legend)
+    assert shown(ax.get_legend().get_texts()) == ["pass$^{5}$, 95% CI", "odd tie groups"]
+    (header,) = [text.get_text() for text in ax.texts if "\n" in text.get_text()]
+    assert header == "rank (95% simultaneous CI),\ntie group (not told apart)"
+
+
+def key_and_axes(ax):
+    """The heights, in pixels, of the forest's key (its legend and header) and of its Axes."""
+    figure = ax.figure
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    (header,) = [text for text in ax.texts if "\n" in text.get_text()]
+    parts = [ax.get_legend().get_window_extent(renderer), header.get_window_extent(renderer)]
+    top = max(part.y1 for part in parts)
+    bottom = min(part.y0 for part in parts)
+    return top - bottom, ax.get_window_extent(renderer).height, parts
+
+
+@pytest.mark.parametrize("width", [6.4, 4.0])
+@pytest.mark.parametrize("agents", [3, 8])
+def test_the_forests_key_is_a_line_or_two_above_the_axes_and_clear_of_the_figures_edges(
+    width, agents
+):
+    names = [f"agent {i}" for i in range(agents)]
+    board = board_frame(
+        {name: {5: (0.9 - 0.1 * i, i + 1, 1, agents, 1 + i // 3)} for i, name in enumerate(names)},
+        ks=(5,),
+    )
+    with plots.style():  # the report's sizes: 1.6 in and 0.3 in an agent
+        fig = plt.figure(figsize=(width, 1.6 + 0.3 * agents))
+        ax = plots.leaderboard_forest(board, ax=fig.add_subplot())
+        height, axes_height, parts = key_and_axes(ax)
+    legend, header = parts
+    lines = {round(text.get_window_extent().y0) for text in ax.get_legend().get_texts()}
+    assert len(lines) == (1 if width == 6.4 else 2)  # one line where it fits, two where not
+    size = ax.get_legend().get_texts()[0].get_fontsize() * fig.dpi / 72  # in pixels
+    assert height < 4 * size  # two lines of text and their padding, at most
+    assert height < (0.3 if agents == 3 else 0.15) * axes_height
+    box = ax.get_window_extent()
+    assert min(legend.y0, header.y0) >= box.y1  # above the Axes, on nothing drawn
+    assert legend.x1 < header.x0  # side by side, apart
+    assert legend.x0 >= 0  # inside the figure
+    assert header.x1 <= fig.bbox.width
 
 
 # a board whose groups interleave: b is shown worse than a, c is not (so c is in group 1 with
@@ -292,49 +338,74 @@ def heatmap_image(ax):
     return image
 
 
-def cell_texts(ax, size):
-    """The text drawn in each cell, keyed by (row, column)."""
-    return {
-        (round(text.get_position()[1]), round(text.get_position()[0])): text.get_text()
-        for text in ax.texts
-        if 0 <= text.get_position()[0] < size
+def cells(ax):
+    """The cells drawn, keyed by (row agent, column agent): value, text written and its colour."""
+    rows, columns = shown(ax.get_yticklabels()), shown(ax.get_xticklabels())
+    matrix = np.ma.filled(heatmap_image(ax).get_array().astype(float), np.nan)
+    assert matrix.shape == (len(rows), len(columns))
+    texts = {
+        (round(text.get_position()[1]), round(text.get_position()[0])): text for text in ax.texts
     }
+    drawn = {}
+    for (i, row), (j, column) in itertools.product(enumerate(rows), enumerate(columns)):
+        text = texts.get((i, j))
+        if np.isfinite(matrix[i, j]):
+            drawn[row, column] = (
+                matrix[i, j],
+                None if text is None else text.get_text(),
+                None if text is None else text.get_color(),
+            )
+        else:
+            assert text is None  # nothing written in a blank cell
+    return drawn
 
 
 VALUES = {"b": 0.4, "a": 0.9, "d": 0.1, "c": 0.6, "e": 0.75}
+ORDER = sorted(VALUES, key=lambda agent: -VALUES[agent])  # a, e, c, b, d: best first
 
 
-def test_the_heatmap_holds_row_minus_column_best_agent_first_and_mirrors_each_pair():
+def test_the_heatmap_draws_each_pair_once_the_agent_ahead_as_its_row():
     pairs = pairs_frame(VALUES)
     ax = plots.pairwise_heatmap(pairs)
-    order = sorted(VALUES, key=lambda agent: -VALUES[agent])
-    assert shown(ax.get_yticklabels()) == order
-    assert shown(ax.get_xticklabels()) == order
-    image = heatmap_image(ax)
-    matrix = np.ma.filled(image.get_array().astype(float), np.nan)
+    assert ax is plt.gca()
+    assert shown(ax.get_yticklabels()) == ORDER[:-1]  # the last agent is nobody's row
+    assert shown(ax.get_xticklabels()) == ORDER[1:]  # the first is nobody's column
+    drawn = cells(ax)
     k = 3  # the largest
-    for (i, row), (j, column) in itertools.product(enumerate(order), repeat=2):
-        if i == j:
-            assert np.isnan(matrix[i, j])  # the diagonal is blank
-        else:
-            assert matrix[i, j] == pytest.approx(VALUES[row] / k - VALUES[column] / k)
-    np.testing.assert_allclose(matrix, -matrix.T)  # one pair each way, opposite signs
-    norm = image.norm
-    assert norm.vmin == -norm.vmax  # a diverging map centred at 0
-    assert norm.vmax >= np.nanmax(np.abs(matrix))
-    best, worst = order.index("a"), order.index("d")
-    ahead, behind = image.to_rgba(matrix[best, worst]), image.to_rgba(matrix[worst, best])
-    assert ahead[2] > ahead[0]  # blue where the row's agent is ahead
-    assert behind[0] > behind[2]  # red where it is behind
-    assert image.to_rgba(0.0)[:3] == pytest.approx((1, 1, 1), abs=0.05)  # white at 0
-    colors = {
-        (round(text.get_position()[1]), round(text.get_position()[0])): text.get_color()
-        for text in ax.texts
+    expected = {
+        (row, column): VALUES[row] / k - VALUES[column] / k
+        for i, row in enumerate(ORDER)
+        for column in ORDER[i + 1 :]
     }
-    near = order.index("e")  # a - e is among the smallest differences, a - d the largest
-    assert colors[best, worst] == colors[worst, best] == "white"  # on the darkest cells
-    assert colors[best, near] == colors[near, best] == "black"  # on the palest
-    assert ax.figure.axes[1].get_ylabel() == f"difference (row {MINUS} column)"
+    assert set(drawn) == set(expected)  # 10 pairs of 5 agents, once each; no mirror, no diagonal
+    assert len(drawn) == len(VALUES) * (len(VALUES) - 1) // 2
+    for pair, difference in expected.items():
+        assert drawn[pair][0] == pytest.approx(difference)
+        assert drawn[pair][0] > 0  # the row's agent is the one ahead
+    assert len(ax.figure.axes) == 1  # every cell has its number: no colour bar
+    assert ax.xaxis.get_ticks_position() == "top"  # over the first row, which is full
+    assert "row \N{MINUS SIGN} column, each pair once" in ax.get_title()
+
+
+def test_the_heatmaps_colours_are_the_palettes_blue_ahead_and_vermilion_behind():
+    pairs = pairs_frame(VALUES)
+    flipped = (pairs["a"] == "b") & (pairs["b"] == "c")  # stored as b - c, now against the order
+    pairs.loc[flipped, "difference"] = 0.05
+    ax = plots.pairwise_heatmap(pairs, k=1)
+    drawn = cells(ax)
+    assert drawn["c", "b"][0] == pytest.approx(-0.05)  # c is ahead on the mean, behind here
+    image = heatmap_image(ax)
+    norm = image.norm
+    largest = max(abs(value) for value, _, _ in drawn.values())
+    assert norm.vmin == -norm.vmax == -largest  # diverging, centred at 0
+    assert image.to_rgba(norm.vmax) == pytest.approx(to_rgba(PALETTE[0]))  # blue: ahead
+    assert image.to_rgba(norm.vmin) == pytest.approx(to_rgba(PALETTE[1]))  # vermilion: behind
+    assert image.to_rgba(0.0) == pytest.approx((1, 1, 1, 1), abs=0.01)  # white at 0 (in 256 steps)
+    behind = image.to_rgba(drawn["c", "b"][0])
+    assert behind[0] > behind[2]  # the one pair against the order is reddish
+    # white writing on the darkest cells, black on the palest
+    assert drawn["a", "d"][2] == "white"  # a - d, the largest
+    assert drawn["c", "b"][2] == drawn["a", "e"][2] == "black"  # among the smallest
 
 
 def test_the_heatmap_writes_each_difference_and_marks_where_the_adjusted_p_is_small():
@@ -342,15 +413,15 @@ def test_the_heatmap_writes_each_difference_and_marks_where_the_adjusted_p_is_sm
     significant = {("a", "d"): 0.01, ("b", "c"): 1 - 0.95}
     pairs = pairs_frame(VALUES, p_adjusted={**significant, ("b", "a"): 0.0501})
     ax = plots.pairwise_heatmap(pairs, metric="pass_pow_k", k=1)
-    order = sorted(VALUES, key=lambda agent: -VALUES[agent])
-    texts = cell_texts(ax, len(order))
     marked = {frozenset(pair) for pair in significant}
-    expected = {}
-    for (i, row), (j, column) in itertools.product(enumerate(order), repeat=2):
-        if i != j:
-            mark = "*" if frozenset((row, column)) in marked else ""
-            expected[i, j] = f"{VALUES[row] - VALUES[column]:.2f}{mark}"
-    assert texts == expected
+    written = {pair: text for pair, (_, text, _) in cells(ax).items()}
+    expected = {
+        (row, column): f"{VALUES[row] - VALUES[column]:.2f}"
+        + ("*" if frozenset((row, column)) in marked else "")
+        for i, row in enumerate(ORDER)
+        for column in ORDER[i + 1 :]
+    }
+    assert written == expected
     title = ax.get_title()
     assert "Holm" in title
     assert "95%" in title
@@ -360,11 +431,10 @@ def test_the_heatmap_writes_each_difference_and_marks_where_the_adjusted_p_is_sm
 def test_the_heatmap_draws_the_metric_and_k_asked_for_and_names_the_adjustment():
     pairs = pairs_frame(VALUES, adjust="bh", level=0.9)
     ax = plots.pairwise_heatmap(pairs, metric="pass_at_k", k=1)
-    order = sorted(VALUES, key=lambda agent: -VALUES[agent])
-    matrix = np.ma.filled(heatmap_image(ax).get_array().astype(float), np.nan)
-    first, second = order.index("b"), order.index("a")  # stored as b - a, with 0.05 added to b
-    assert matrix[first, second] == pytest.approx(VALUES["b"] + 0.05 - VALUES["a"])
-    assert matrix[second, first] == pytest.approx(-(VALUES["b"] + 0.05 - VALUES["a"]))
+    drawn = cells(ax)
+    # stored as b - a, with 0.05 added to b: a is ahead, so drawn as a - b
+    assert drawn["a", "b"][0] == pytest.approx(-(VALUES["b"] + 0.05 - VALUES["a"]))
+    assert ("b", "a") not in drawn
     title = ax.get_title()
     assert "Benjamini-Hochberg" in title
     assert "90%" in title
@@ -379,19 +449,47 @@ def test_the_heatmap_joins_the_values_of_several_columns_and_draws_them_literall
     pairs = pairs_frame({"$x^$": 0.5, "cost $5": 0.7}, tuples=True)
     ax = plots.pairwise_heatmap(pairs)
     ax.figure.canvas.draw()
-    assert shown(ax.get_yticklabels()) == ["cost $5 / x", "$x^$ / x"]
+    assert shown(ax.get_yticklabels()) == ["cost $5 / x"]
+    assert shown(ax.get_xticklabels()) == ["$x^$ / x"]
 
 
-def test_the_heatmap_of_many_agents_drops_the_numbers_and_keeps_the_marks():
+def test_the_heatmap_of_many_agents_drops_the_numbers_keeps_the_marks_and_keys_the_colours():
     values = {f"agent {i:02d}": i / 30 for i in range(25)}
     pairs = pairs_frame(values, ks=(1,), p_adjusted={("agent 00", "agent 24"): 0.001})
     ax = plots.pairwise_heatmap(pairs)
-    assert sorted(cell_texts(ax, 25).values()) == ["*", "*"]  # the pair, both ways round
+    written = [text for _, text, _ in cells(ax).values() if text is not None]
+    assert written == ["*"]  # the one pair, once
+    (bar,) = ax.figure.axes[1:]  # no numbers: a colour bar says what the colours are
+    assert bar.get_ylabel() == f"difference (row {MINUS} column)"
     few = plots.pairwise_heatmap(pairs_frame(VALUES), ax=plt.figure().gca())
     twelve = {f"agent {i:02d}": i / 30 for i in range(12)}
     more = plots.pairwise_heatmap(pairs_frame(twelve), ax=plt.figure().gca())
-    assert len(more.texts) == 12 * 11  # every cell but the diagonal written in
+    assert len(more.texts) == 12 * 11 // 2  # every pair written in, once
     assert more.texts[0].get_fontsize() < few.texts[0].get_fontsize()  # in smaller writing
+
+
+@pytest.mark.parametrize(("agents", "width", "level"), [(3, 6.4, True), (8, 4.0, False)])
+def test_the_heatmaps_column_labels_lie_level_where_they_fit_and_slant_where_not(
+    agents, width, level
+):
+    values = {
+        name: 0.9 - 0.1 * i
+        for i, name in enumerate(
+            ["atlas", "birch", "cedar", "dune", "ember", "fjord", "grove", "heron"][:agents]
+        )
+    }
+    with plots.style():
+        fig = plt.figure(figsize=(width, 2.2 + 0.3 * agents))  # the report's height
+        ax = plots.pairwise_heatmap(pairs_frame(values), ax=fig.add_subplot())
+        fig.canvas.draw()
+    labels = ax.get_xticklabels()
+    assert {label.get_rotation() for label in labels} == {0 if level else 45}
+    boxes = [label.get_window_extent() for label in labels]
+    if level:  # side by side, none overlaps the next (slanted ones lie across each other)
+        assert all(left.x1 <= right.x0 for left, right in itertools.pairwise(boxes))
+    assert all(box.y0 >= ax.get_window_extent().y1 for box in boxes)  # above the cells
+    assert min(box.x0 for box in boxes) >= 0  # inside the figure
+    assert max(box.x1 for box in boxes) <= fig.bbox.width
 
 
 def test_the_heatmap_refuses_what_it_cannot_draw():
@@ -438,9 +536,9 @@ def test_both_pictures_draw_what_the_leaderboard_and_pairwise_return():
     ]
     pairs = pk.pairwise(runs, by=["model", "prompt"], n_resamples=200, rng=0)
     heatmap = plots.pairwise_heatmap(pairs, ax=plt.figure().gca())
-    labels = shown(heatmap.get_yticklabels())
-    matrix = np.ma.filled(heatmap_image(heatmap).get_array().astype(float), np.nan)
+    drawn = cells(heatmap)
     chosen = pairs[(pairs["metric"] == "pass_pow_k") & (pairs["k"] == 2)]
+    assert len(drawn) == len(chosen) == 3
     for (a, _), (b, _), difference in chosen[["a", "b", "difference"]].to_numpy():
-        i, j = labels.index(f"{a} / v1"), labels.index(f"{b} / v1")
-        assert (matrix[i, j], matrix[j, i]) == pytest.approx((difference, -difference))
+        a, b = f"{a} / v1", f"{b} / v1"
+        assert (drawn[a, b][0] if (a, b) in drawn else -drawn[b, a][0]) == pytest.approx(difference)

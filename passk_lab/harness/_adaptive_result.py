@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from passk_lab._curve import price_pass_pow_k
-from passk_lab._sequential import Design, Ends, Stop, target_interval
+from passk_lab._data.costs import COST_PREFIX
+from passk_lab._sequential import Design, Ends, Look, Stop, target_interval
 from passk_lab._summary import Estimate, summary_html, summary_repr
 from passk_lab._two_stage import STATISTICS
 from passk_lab._warnings import EvaluationWarning, warn
@@ -70,12 +71,24 @@ class AdaptiveResult(EvalResult):
         ``difference`` (a - b), ``difference_low``, ``difference_high`` (the
         betting confidence sequence of the paired differences) and
         ``n_tasks``. None for one agent.
+    path : pandas.DataFrame
+        What the stopping rule saw after each batch, one row per batch:
+        ``batch`` (from 1), ``tasks`` and ``runs`` so far (both agents'
+        runs, for two), ``cost_<name>`` spent so far for each cost the runs
+        recorded, and the target's estimate and interval as the rule read
+        them, named as in ``curve`` (``pass_pow_k``, ``pass_pow_k_low``,
+        ``pass_pow_k_high``, or ``pass_at_k``...) or, for two agents, as in
+        ``comparison`` (``difference``, ``difference_low``,
+        ``difference_high``), then ``half_width``. Its last row is the
+        interval the result reports; :func:`~passk_lab.plots.adaptive_path`
+        draws it.
     """
 
     curve: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False, compare=False)
     stopped_because: str = "exhausted"
     design: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False, compare=False)
     comparison: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    path: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False, compare=False)
 
     def __repr__(self) -> str:
         """Return one line: the fields of an EvalResult, why it stopped, and what it stopped on.
@@ -266,6 +279,28 @@ def _design_frame(ends: Ends, ids: list[Any], agent: int) -> pd.DataFrame:
     )
 
 
+def _path_frame(looks: tuple[Look, ...], design: Design) -> pd.DataFrame:
+    """Return the path of the target's interval, one row per batch, as ``AdaptiveResult.path``."""
+    name = design.statistic if design.agents == 1 else "difference"
+    costs = sorted({cost for look in looks for cost in look.cost})
+    frame = pd.DataFrame(
+        {
+            "batch": np.arange(1, len(looks) + 1),
+            "tasks": [look.tasks for look in looks],
+            "runs": [look.runs for look in looks],
+            **{
+                f"{COST_PREFIX}{cost}": [look.cost.get(cost, 0.0) for look in looks]
+                for cost in costs
+            },
+            name: [look.estimate for look in looks],
+            f"{name}_low": [look.low for look in looks],
+            f"{name}_high": [look.high for look in looks],
+        }
+    )
+    frame["half_width"] = (frame[f"{name}_high"] - frame[f"{name}_low"]) / 2
+    return frame
+
+
 def adaptive_result(evaluations: list[Evaluation], stop: Stop, design: Design) -> AdaptiveResult:
     """Return the result of the evaluations (one per agent) the procedure of `design` stopped.
 
@@ -327,4 +362,5 @@ def adaptive_result(evaluations: list[Evaluation], stop: Stop, design: Design) -
         stopped_because=stop.reason,
         design=pd.concat(designs, ignore_index=True) if agents == 2 else designs[0],
         comparison=comparison,
+        path=_path_frame(stop.looks, design),
     )

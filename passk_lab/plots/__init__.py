@@ -1,4 +1,4 @@
-"""Pictures of reliability: decay curves, outcomes, success counts, sweeps and comparisons.
+"""Pictures of reliability: decay curves, outcomes, success counts, sweeps, comparisons and costs.
 
 Every function draws a table that a statistics function returned on a
 matplotlib Axes -- the one given, or the current one -- and returns it. None
@@ -20,14 +20,19 @@ Examples
 >>> plt.close(fig)
 """
 
+from passk_lab.plots._adaptive import adaptive_path
+from passk_lab.plots._costs import cost_reliability
 from passk_lab.plots._curves import comparison, decay_curve
+from passk_lab.plots._histogram import success_histogram
 from passk_lab.plots._leaderboard import leaderboard_forest, pairwise_heatmap
-from passk_lab.plots._runs import outcome_heatmap, success_histogram
+from passk_lab.plots._runs import outcome_heatmap
 from passk_lab.plots._style import style
 from passk_lab.plots._sweeps import measured_vs_analytic, sweep_heatmap, sweep_lines
 
 __all__ = [
+    "adaptive_path",
     "comparison",
+    "cost_reliability",
     "decay_curve",
     "leaderboard_forest",
     "measured_vs_analytic",

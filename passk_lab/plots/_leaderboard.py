@@ -5,18 +5,19 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
-from matplotlib.colors import Normalize
+from matplotlib.colors import LinearSegmentedColormap, Normalize
+from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from passk_lab._labels import interval_label
 from passk_lab._numbers import level_text
-from passk_lab.plots._style import axes_of, literal, require_table
+from passk_lab.plots._room import legend_columns, points, text_width
+from passk_lab.plots._style import PALETTE, axes_of, literal, require_table
 
 __all__ = ["leaderboard_forest", "pairwise_heatmap"]
 
@@ -137,7 +138,7 @@ def leaderboard_forest(
     agents = len(rows)
     y = np.arange(agents)
     ax = axes_of(ax)
-    color = plt.rcParams["axes.prop_cycle"].by_key()["color"][0]
+    color = PALETTE[0]
     groups = rows["tie_group"].to_numpy()
     starts = [0, *(np.flatnonzero(groups[1:] != groups[:-1]) + 1).tolist()]
     for start, end in zip(starts, [*starts[1:], agents], strict=True):
@@ -168,24 +169,45 @@ def leaderboard_forest(
     ax.grid(False, axis="y")
     label = _metric_at(str(metric), k)
     ax.set_xlabel(label)
-    level = interval_label(frame)
-    handles: list[Artist] = [
-        Line2D([], [], color=color, marker="o", label=f"{label} and its {level}"),
-        Patch(
-            color=_BAND,
-            label="tie group (odd ones shaded): agents not told apart;\n"
-            "group 1: no agent is shown to beat them",
-        ),
-        Line2D(
-            [],
-            [],
-            ls="none",
-            label=f"at right: rank (its {level.replace('CI', 'simultaneous interval')}) "
-            "and tie group",
-        ),
-    ]
-    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.01), fontsize=8)
+    _forest_key(ax, label, interval_label(frame), size)
     return ax
+
+
+def _forest_key(ax: Axes, label: str, level: str, size: float) -> None:
+    """Key the forest above its Axes: its marks on the left, a header over the ranks' column.
+
+    The key takes one line, or two where the figure is too narrow for one; the
+    header says what the ranks' column holds, at the key's size. `size` is the
+    ranks' own, by which their column's width is judged.
+    """
+    handles: list[Artist] = [
+        Line2D([], [], color=PALETTE[0], marker="o", label=f"{label}, {level}"),
+        Patch(color=_BAND, label="odd tie groups"),
+    ]
+    figure = ax.get_figure(root=True)
+    room = 0.9 * 72 * (figure.get_figwidth() if figure is not None else 6.4) - _RANKS * size
+    key = min(8.0, points("legend.fontsize"))
+    columns = legend_columns([str(handle.get_label()) for handle in handles], room, key)
+    ax.legend(
+        handles=handles,
+        loc="lower left",
+        bbox_to_anchor=(0, 1.01),
+        ncols=columns,
+        fontsize=key,
+        borderaxespad=0,
+    )
+    ax.text(
+        1.02,
+        1.01,
+        f"rank ({level.replace('CI', 'simultaneous CI')}),\ntie group (not told apart)",
+        transform=ax.transAxes,
+        va="bottom",
+        fontsize=key,
+    )
+
+
+_RANKS = 11
+"""About how wide the ranks' column is, in sizes of its text: ``rank 8 (4-8), group 3``."""
 
 
 def _agents_in_order(rows: pd.DataFrame) -> list[Hashable]:
@@ -208,7 +230,7 @@ def pairwise_heatmap(
     *,
     ax: Axes | None = None,
 ) -> Axes:
-    """Draw every pair's difference at one metric and k as an agents x agents map.
+    """Draw every pair's difference at one metric and k, each pair once, as a triangle.
 
     docs/report.md ("The plots in detail") says how it draws each case.
 
@@ -246,8 +268,12 @@ def pairwise_heatmap(
     ... )
     >>> fig, ax = plt.subplots()
     >>> ax = pairwise_heatmap(pk.pairwise(runs, ks=[3]), ax=ax)
-    >>> [text.get_text() for text in ax.texts[:3]]  # row a: a - b, a - c; row b: b - a
-    ['0.37*', '0.52*', '-0.37*']
+    >>> [label.get_text() for label in ax.get_yticklabels()]  # the rows: all but the last
+    ['a', 'b']
+    >>> [label.get_text() for label in ax.get_xticklabels()]  # the columns: all but the first
+    ['b', 'c']
+    >>> [text.get_text() for text in ax.texts]  # a - b, a - c; b - c
+    ['0.37*', '0.52*', '0.15']
     >>> plt.close(fig)
     """
     frame = require_table(
@@ -271,53 +297,98 @@ def pairwise_heatmap(
         )
     k, rows = _at_k(rows, k, "table")
     order = _agents_in_order(rows)
-    place = {agent: index for index, agent in enumerate(order)}
+    matrix, marked = _triangle(rows, order, 1 - level, f"{metric} k = {k}")
+    ax = axes_of(ax)
+    largest = float(np.nanmax(np.abs(matrix))) if np.isfinite(matrix).any() else 0.0
+    norm = Normalize(-(largest or 1.0), largest or 1.0)
+    image = ax.imshow(matrix, cmap=_DIVERGING, norm=norm, aspect="auto", interpolation="nearest")
     agents = len(order)
-    matrix = np.full((agents, agents), np.nan)
-    marked = np.zeros((agents, agents), dtype=bool)
-    alpha = 1 - level
+    numbers = agents <= _MOST_NUMBERS
+    if not numbers:  # the cells say nothing in figures: the colours need their key
+        ax.figure.colorbar(image, ax=ax, label="difference (row \N{MINUS SIGN} column)")
+    _write_cells(ax, image, matrix, marked, numbers)
+    labels = [_agent(agent) for agent in order]
+    ticks = _font_size(agents, most=9, fewest=5, from_agents=8)
+    ax.set_yticks(range(agents - 1), labels[:-1], fontsize=ticks)
+    column = ax.bbox.width * 72 / ax.figure.dpi / (agents - 1)  # in points, as laid out now
+    level_labels = max(text_width(label, ticks) for label in labels[1:]) <= 0.9 * column
+    ax.set_xticks(
+        range(agents - 1),
+        labels[1:],
+        rotation=0 if level_labels else 45,
+        ha="center" if level_labels else "left",
+        rotation_mode="anchor",
+        fontsize=ticks,
+    )
+    ax.xaxis.tick_top()  # over the first row, which every column has a cell in
+    ax.tick_params(length=0)
+    ax.spines[:].set_visible(False)
+    ax.grid(False)
+    ax.set_title(
+        f"{_metric_at(metric, k)}: row \N{MINUS SIGN} column, each pair once\n"
+        f"* {_MARKED[adjust].format(alpha=1 - level)} ({level_text(level)} level)"
+    )
+    return ax
+
+
+_DIVERGING = LinearSegmentedColormap.from_list(
+    "passk_difference", [PALETTE[1], "white", PALETTE[0]]
+)
+"""The heatmap's colours: vermilion where the row's agent is behind, white at 0, blue ahead."""
+
+_DARK = 0.45
+"""The luminance of a cell below which its writing is white, not black."""
+
+
+def _triangle(
+    rows: pd.DataFrame, order: list[Hashable], alpha: float, where: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return the differences row - column and their marks, agents `order[:-1]` x `order[1:]`.
+
+    The pair of agents i < j in `order` is the cell (i, j - 1): the agent ahead
+    in the order is the row, so each pair is drawn once; the cells under the
+    diagonal are NaN. A pair is marked when its adjusted p is at most `alpha`,
+    as the leaderboard's ranks count it.
+    """
+    place = {agent: index for index, agent in enumerate(order)}
+    size = len(order) - 1
+    matrix = np.full((size, size), np.nan)
+    marked = np.zeros((size, size), dtype=bool)
     seen: set[frozenset[Hashable]] = set()
     for a, b, difference, p in rows[["a", "b", "difference", "p_adjusted"]].itertuples(index=False):
         pair = frozenset((a, b))
         if pair in seen:
             raise ValueError(
-                f"the pair ({a!r}, {b!r}) is in the table twice at {metric} k = {k}; pass the "
+                f"the pair ({a!r}, {b!r}) is in the table twice at {where}; pass the "
                 f"DataFrame that pairwise returns (each pair once)"
             )
         seen.add(pair)
         i, j = place[a], place[b]
-        matrix[i, j], matrix[j, i] = difference, 0.0 - difference  # never -0.00
-        marked[i, j] = marked[j, i] = p <= alpha  # as the leaderboard's ranks count
-    largest = float(np.nanmax(np.abs(matrix))) if np.isfinite(matrix).any() else 0.0
-    norm = Normalize(-(largest or 1.0), largest or 1.0)
-    ax = axes_of(ax)
-    cmap = plt.get_cmap("RdBu")
-    image = ax.imshow(matrix, cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
-    ax.figure.colorbar(image, ax=ax, label="difference (row \N{MINUS SIGN} column)")
+        row, column = min(i, j), max(i, j) - 1
+        matrix[row, column] = difference if i < j else 0.0 - difference  # never -0.00
+        marked[row, column] = p <= alpha
+    return matrix, marked
+
+
+def _write_cells(
+    ax: Axes, image: AxesImage, matrix: np.ndarray, marked: np.ndarray, numbers: bool
+) -> None:
+    """Write each cell's difference and mark (the mark alone without `numbers`), row by row."""
+    agents = len(matrix) + 1
     size = _font_size(agents, most=9, fewest=5, from_agents=5)
-    numbers = agents <= _MOST_NUMBERS
     for i, j in zip(*np.nonzero(np.isfinite(matrix)), strict=True):
         value = matrix[i, j]
         mark = "*" if marked[i, j] else ""
-        if numbers or mark:
-            ax.text(
-                j,
-                i,
-                f"{value:.2f}{mark}" if numbers else mark,
-                ha="center",
-                va="center",
-                fontsize=size if numbers else min(9.0, 1.6 * size),  # a mark alone can be larger
-                color="white" if abs(norm(value) - 0.5) > 0.3 else "black",
-            )
-    labels = [_agent(agent) for agent in order]
-    ticks = _font_size(agents, most=9, fewest=5, from_agents=8)
-    ax.set_xticks(
-        range(agents), labels, rotation=45, ha="right", rotation_mode="anchor", fontsize=ticks
-    )
-    ax.set_yticks(range(agents), labels, fontsize=ticks)
-    ax.grid(False)
-    ax.set_title(
-        f"{_metric_at(metric, k)}, row \N{MINUS SIGN} column\n"
-        f"* {_MARKED[adjust].format(alpha=alpha)} ({level_text(level)} level)"
-    )
-    return ax
+        if not (numbers or mark):
+            continue
+        red, green, blue, _ = image.to_rgba(value)
+        dark = 0.2126 * red + 0.7152 * green + 0.0722 * blue < _DARK
+        ax.text(
+            j,
+            i,
+            f"{value:.2f}{mark}" if numbers else mark,
+            ha="center",
+            va="center",
+            fontsize=size if numbers else min(9.0, 1.6 * size),  # a mark alone can be larger
+            color="white" if dark else "black",
+        )

@@ -1,4 +1,4 @@
-"""Runs and counts: every run of every task as a cell, and how many tasks passed how often."""
+"""Every run of every task as a cell: one agent's runs, tasks down and runs across."""
 
 from __future__ import annotations
 
@@ -9,38 +9,29 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.colors import BoundaryNorm, ListedColormap
-from matplotlib.container import BarContainer
-from matplotlib.font_manager import FontProperties
-from matplotlib.patches import Patch, StepPatch
-from matplotlib.textpath import TextPath
+from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import ScaledTranslation
 
 from passk_lab._checks import check_size
+from passk_lab._data.costs import COST_PREFIX
+from passk_lab._data.rules import display
 from passk_lab.outcomes import RUN_STATES, outcome_matrix
-from passk_lab.plots._style import MOST_TICKS, axes_of, integer_ticks, literal, require_table
+from passk_lab.plots._room import legend_width, make_room, points, text_width
+from passk_lab.plots._style import MOST_TICKS, PALETTE, axes_of, literal
 
-__all__ = ["outcome_heatmap", "success_histogram"]
+__all__ = ["outcome_heatmap"]
 
 _STATES = {  # code: (label, colour); the heatmap's categories in legend order
-    4: ("passed", "#0072B2"),
-    1: ("failed", "#F5C6A5"),
-    2: ("errored", "#D55E00"),
-    3: ("timed out", "#7A3E9D"),
+    4: ("passed", PALETTE[0]),  # blue
+    1: ("failed", "#F5C6A5"),  # pale: most cells, and none to stand out
+    2: ("errored", PALETTE[1]),  # vermilion
+    3: ("timed out", PALETTE[3]),  # reddish purple
     0: ("no run", "#FFFFFF"),
 }
 _CODES = {name: code for code, (name, _) in _STATES.items()}
-_MOST_BARS = 200
-"""The most counts a success histogram draws as bars; past it, one filled outline of them all.
-
-A bar is an artist: 20,001 of them (tasks of 20,000 runs) took 20 s to draw, and each is
-thinner than a pixel anyway.
-"""
 _CELL_BYTES = 16
 """Bytes a heatmap holds per (task, run) cell: its int64 code and matplotlib's float64 copy."""
-
-_MOST_MARKERS = 50
-"""The most counts the success histogram marks one by one; past them its lines are plain."""
 
 _READABLE = 8.0
 """The smallest size, in points, at which the heatmap writes task ids unless told to write all."""
@@ -87,12 +78,7 @@ def _row_labels(row_height: float) -> tuple[int, float]:
 
 def _tick_size() -> float:
     """Return the size in points of the y tick labels that matplotlib's settings now give."""
-    return float(FontProperties(size=plt.rcParams["ytick.labelsize"]).get_size_in_points())
-
-
-def _text_width(text: str, size: float) -> float:
-    """Return how wide `text` is drawn at `size` points, in points."""
-    return float(TextPath((0, 0), text, prop=FontProperties(size=size)).get_extents().width)
+    return points("ytick.labelsize")
 
 
 def _mark_passes(ax: Axes, passes: np.ndarray, runs: np.ndarray | None, every_row: float) -> float:
@@ -127,45 +113,10 @@ def _mark_passes(ax: Axes, passes: np.ndarray, runs: np.ndarray | None, every_ro
         axis="y", which="minor", direction="in", length=plt.rcParams["ytick.major.size"] * 2
     )
     right.set_ylabel("runs passed")
-    label_size = float(FontProperties(size=plt.rcParams["axes.labelsize"]).get_size_in_points())
-    widest = max((_text_width(label, _tick_size()) for label in labels), default=0.0)
+    label_size = points("axes.labelsize")
+    widest = max((text_width(label, _tick_size()) for label in labels), default=0.0)
     pads = float(plt.rcParams["ytick.major.pad"]) + float(plt.rcParams["axes.labelpad"])
     return pads + widest + label_size * _LINE_SPACING
-
-
-def _legend_width(labels: list[str]) -> float:
-    """Return about how wide, in points, a legend of `labels` is drawn, the gap to it included."""
-    size = float(FontProperties(size=plt.rcParams["legend.fontsize"]).get_size_in_points())
-    plain = [
-        line.replace("$", "").replace("\\", "") for label in labels for line in label.splitlines()
-    ]
-    params = plt.rcParams
-    spaces = (
-        float(params["legend.handlelength"])
-        + float(params["legend.handletextpad"])
-        + 2 * float(params["legend.borderpad"])
-        + float(params["legend.borderaxespad"])
-    )
-    # the text's outline runs a little narrower than the text as drawn
-    return 1.1 * max(_text_width(label, size) for label in plain) + spaces * size
-
-
-def _make_room(ax: Axes, width: float) -> None:
-    """Widen the right margin of `ax`'s figure so that `width` points beside `ax` fit in it.
-
-    Only a figure with no layout engine, `ax` one of its subplots, and only when they would
-    not fit: a layout engine makes room itself, and a caller's own margins stand otherwise.
-    """
-    figure = ax.get_figure(root=True)
-    if figure is None or figure.get_layout_engine() is not None or ax.get_subplotspec() is None:
-        return
-    figure_width = figure.get_figwidth() * 72
-    past = ax.get_position().x1 + width / figure_width - 1
-    if past > 0:
-        params = figure.subplotpars
-        right = params.right - past
-        if right > params.left + 0.2:
-            figure.subplots_adjust(right=right)
 
 
 def _ordinal(number: int) -> str:
@@ -174,6 +125,72 @@ def _ordinal(number: int) -> str:
         "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
     )
     return f"{number}{suffix}"
+
+
+_RUN_COLUMNS = ("task", "run", "passed", "reward", "error", "error_kind", "timed_out")
+"""The columns of a runs table that say what a run was, not whose or which evaluation's."""
+
+
+def _repeated_run(runs: pd.DataFrame) -> ValueError | None:
+    """Return the heatmap's refusal of a table with a run in several rows, or None if none is.
+
+    One agent's runs have each (task, run) once; several rows of one are
+    several agents or evaluations, which the columns that differ among them
+    tell apart, or copies. The refusal says how to draw one at a time.
+    """
+    if not {"task", "run"} <= set(runs.columns):
+        return None
+    repeated = runs.duplicated(["task", "run"], keep=False).to_numpy()
+    if not repeated.any():
+        return None
+    first = runs.iloc[int(np.argmax(repeated))]
+    task, run = first["task"], first["run"]
+    rows = runs[repeated & (runs["task"] == task).to_numpy() & (runs["run"] == run).to_numpy()]
+    apart = [
+        name
+        for name in runs.columns
+        if name not in _RUN_COLUMNS
+        and not str(name).startswith(COST_PREFIX)
+        and _varies(rows[name])
+    ]
+    where = f"run {display(run)!r} of task {display(task)!r} is in {len(rows)} rows"
+    if apart:
+        name, value = apart[0], display(rows[apart[0]].iloc[0])
+        return ValueError(
+            f"outcome_heatmap draws one agent's runs, each run in one row, and {where}, told "
+            f"apart by {', '.join(map(repr, apart))}; draw one {name} at a time, such as "
+            f"outcome_heatmap(runs[runs[{name!r}] == {value!r}]), one heatmap each"
+        )
+    return ValueError(
+        f"outcome_heatmap draws one agent's runs, each run in one row, and {where} that no "
+        "column tells apart; if they are copies, drop them (runs.drop_duplicates()), and if "
+        "they are runs of two evaluations, draw each evaluation's table on its own"
+    )
+
+
+def _states(runs: pd.DataFrame, threshold: float) -> pd.DataFrame:
+    """Return the states matrix to draw: `runs` itself if it is one, else theirs.
+
+    A runs table that holds a run in several rows is refused by
+    :func:`_repeated_run`'s message, which names what the heatmap takes.
+    """
+    if _is_states(runs):
+        return runs
+    try:
+        return outcome_matrix(runs, threshold=threshold, states=True)
+    except ValueError as error:
+        repeated = _repeated_run(runs)
+        if repeated is None:
+            raise
+        raise repeated from error
+
+
+def _varies(column: pd.Series) -> bool:
+    """Whether `column` holds more than one value (missing ones alike); False if unhashable."""
+    try:
+        return len(column.drop_duplicates()) > 1
+    except TypeError:  # lists, dicts: no column to filter by
+        return False
 
 
 def outcome_heatmap(
@@ -223,7 +240,7 @@ def outcome_heatmap(
     """
     if not isinstance(runs, pd.DataFrame):
         raise TypeError(f"runs must be a DataFrame, got {type(runs).__name__}")
-    matrix = runs if _is_states(runs) else outcome_matrix(runs, threshold=threshold, states=True)
+    matrix = _states(runs, threshold)
     if matrix.empty:
         raise ValueError(
             f"the outcome matrix has {matrix.shape[0]} tasks and {matrix.shape[1]} runs; pass "
@@ -280,7 +297,7 @@ def outcome_heatmap(
     )
     present = set(np.unique(codes).tolist()) | {1, 4}
     names = [name for code, (name, _) in _STATES.items() if code in present]
-    _make_room(ax, width + _legend_width(names))
+    make_room(ax, width + legend_width(names))
     ax.legend(
         handles=[
             Patch(facecolor=color, edgecolor="0.6", label=name)
@@ -291,82 +308,4 @@ def outcome_heatmap(
         bbox_to_anchor=(1.0, 1.0),
         bbox_transform=ax.transAxes + ScaledTranslation(width / 72, 0, ax.figure.dpi_scale_trans),
     )
-    return ax
-
-
-def success_histogram(counts: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
-    """Draw how many tasks passed 0, 1, ..., n of their runs, against the models' expectations.
-
-    Parameters
-    ----------
-    counts : DataFrame
-        What :func:`~passk_lab.success_counts` returns.
-    ax : matplotlib Axes, optional
-        Where to draw; the current Axes by default.
-
-    Returns
-    -------
-    matplotlib Axes
-
-    Notes
-    -----
-    Bars are the tasks observed (past 200 counts, one filled outline of
-    them); circles the binomial expectation at the
-    pooled pass rate (every task alike), squares the beta-binomial fit (tasks
-    differ). Bars taller than the circles at both ends mean heterogeneity:
-    some tasks nearly always pass and some nearly never do. The legend sits
-    beside the Axes, clear of the bars; in a figure with no layout engine,
-    the figure's right margin is widened when it would not fit.
-
-    Examples
-    --------
-    >>> import matplotlib.pyplot as plt
-    >>> import pandas as pd
-    >>> import passk_lab as pk
-    >>> counts = pd.DataFrame({"task": range(6), "n": 4, "c": [0, 0, 1, 3, 4, 4]})
-    >>> fig, ax = plt.subplots()
-    >>> ax = success_histogram(pk.success_counts(counts), ax=ax)
-    >>> [int(bar.get_height()) for bar in ax.patches]
-    [2, 1, 0, 1, 2]
-    >>> plt.close(fig)
-    """
-    frame = require_table(
-        counts, ["successes", "n_tasks", "binomial", "betabinom"], "success_counts"
-    )
-    ax = axes_of(ax)
-    successes = frame["successes"].to_numpy()
-    observed = frame["n_tasks"].to_numpy()
-    bars: BarContainer | StepPatch
-    if len(successes) <= _MOST_BARS:
-        bars = ax.bar(successes, observed, width=0.7, color="0.75", label="tasks observed")
-    else:  # one outline, not a bar per count: a bar each is an artist each
-        edges = np.append(successes - 0.5, successes[-1] + 0.5)
-        bars = ax.stairs(observed, edges, fill=True, color="0.75", label="tasks observed")
-    p_hat = frame.attrs.get("binomial_mean")
-    icc = frame.attrs.get("icc")
-    binomial = "binomial, every task alike" + (
-        f"\n($\\hat{{p}}$ = {p_hat:.3f})" if isinstance(p_hat, float) else ""
-    )
-    betabinom = "beta-binomial fit" + (
-        f"\n($\\hat{{\\rho}}$ = {icc:.2f})" if isinstance(icc, float) and icc == icc else ""
-    )
-    few = len(successes) <= _MOST_MARKERS  # a marker a count, while they stay apart
-    lines = [
-        *ax.plot(successes, frame["binomial"].to_numpy(), "o--" if few else "--", label=binomial),
-        *ax.plot(
-            successes, frame["betabinom"].to_numpy(), "s:" if few else ":", lw=2.2, label=betabinom
-        ),
-    ]
-    if len(successes) <= MOST_TICKS:
-        ax.set_xticks(successes)
-    else:
-        integer_ticks(ax)
-        ax.set_xlim(successes.min() - 0.5, successes.max() + 0.5)
-    ax.set_xlabel(f"runs passed (of {int(successes.max())})")
-    ax.set_ylabel("tasks")
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # a count of tasks
-    ax.set_ylim(bottom=0)
-    handles = [bars, *lines]  # what was seen, first
-    _make_room(ax, _legend_width([str(handle.get_label()) for handle in handles]))
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return ax
