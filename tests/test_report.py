@@ -328,7 +328,7 @@ def test_report_html_inlines_every_figure_and_table_and_needs_no_network(tau_rep
     assert not [tag for tag, _ in page.tags if tag == "img"]
     figures = drawings(text)
     titles = {  # a file is read alone: it says what it shows, and where the models take over
-        "decay_curve": ("pass$^k$ against k; model-based past k = 4", ""),
+        "decay_curve": ("pass$^k$ against k; past k = 4, model predictions", ""),
         "outcome_heatmap": ("", "Every run"),
         "success_histogram": ("", "Tasks by runs passed"),
     }
@@ -741,7 +741,7 @@ def test_every_saved_figure_is_titled_with_what_it_shows_and_its_group(grouped):
     assert set(titles) == {path.name for path in grouped.written if path.suffix in (".png", ".svg")}
     # gpt-4o ran each task 4 times, coin-a 5: past those the lines are the models' alone
     assert titles["decay_curve.png"] == [
-        "pass$^k$ against k by model; model-based past each group's most runs"
+        "pass$^k$ against k by model; past each group's most runs, model predictions"
     ]
     for stem, shows in (
         ("outcome_heatmap", "Every run"),

@@ -191,7 +191,7 @@ def save(figure: Figure, folder: Path) -> tuple[list[Path], Drawn]:
     """
     from passk_lab import plots
 
-    label = figure.heading.replace("^k", "\N{MODIFIER LETTER SMALL K}")
+    label = (figure.title or figure.heading).replace("^k", "\N{MODIFIER LETTER SMALL K}")
     written = []
     with plots.style():
         canvas, ax = _canvas(figure, figure.size)

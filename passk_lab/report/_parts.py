@@ -95,7 +95,7 @@ def curve_figure(
     title = heading
     if last > max(ends, default=0):
         past = f"k = {ends.pop()}" if len(ends) == 1 else "each group's most runs"
-        title = f"{heading}; model-based past {past}"
+        title = f"{heading}; past {past}, model predictions"
     figure = Figure("decay_curve", heading, partial(plots.decay_curve, curve), title=title)
     return figure, decay_caption(measured, last, most)
 
