@@ -1,12 +1,12 @@
 from __future__ import annotations
 
-import base64
 import json
 import math
 import os
 import re
 import subprocess
 import sys
+from collections import Counter
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
@@ -307,26 +307,62 @@ def test_report_writes_the_tables_and_the_plots(tau_report, tau_bench_runs, tau_
         assert "<svg" in (tau_report / f"{name}.svg").read_text()[:1000]
 
 
-def test_report_html_inlines_every_image_and_table_and_needs_no_network(tau_report):
+def texts(svg):
+    """Every text an SVG drawing writes: plain ones as text, formulas in a comment each."""
+    return re.findall(r"<!-- (.*?) -->|<text\b[^>]*>([^<]+)</text>", svg)
+
+
+def drawings(text):
+    """Each figure of a page: its drawings' SVG, by the class of the box each is in."""
+    return [
+        dict(
+            re.findall(r'<div class="(wide|narrow|any)">(<svg\b.*?</svg>)</div>', figure, re.DOTALL)
+        )
+        for figure in re.findall(r'<figure class="plot">(.*?)</figure>', text, flags=re.DOTALL)
+    ]
+
+
+def test_report_html_inlines_every_figure_and_table_and_needs_no_network(tau_report):
     text = (tau_report / "report.html").read_text()
     page = Page(text)
-    images = [attrs["src"] for tag, attrs in page.tags if tag == "img"]
-    assert len(images) == 3
-    names = ["decay_curve", "outcome_heatmap", "success_histogram"]
-    for src, name in zip(images, names, strict=True):
-        prefix = "data:image/png;base64,"
-        assert src.startswith(prefix)
-        assert base64.b64decode(src[len(prefix) :]) == (tau_report / f"{name}.png").read_bytes()
+    assert not [tag for tag, _ in page.tags if tag == "img"]
+    figures = drawings(text)
+    titles = {  # a file is read alone: it says what it shows, and where the models take over
+        "decay_curve": ("pass$^k$ against k; past k = 4, model predictions", ""),
+        "outcome_heatmap": ("", "Every run"),
+        "success_histogram": ("", "Tasks by runs passed"),
+    }
+    assert len(figures) == len(titles)
+    for drawn, (name, title) in zip(figures, titles.items(), strict=True):
+        assert set(drawn) == {"wide", "narrow"}
+        # the page's drawing is the file's without its title: the heading above says it
+        filed = Counter(texts((tau_report / f"{name}.svg").read_text()))
+        assert filed - Counter(texts(drawn["wide"])) == Counter([title])
+        assert not Counter(texts(drawn["wide"])) - filed
+        assert (tau_report / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # every table, with the same rows as its CSV
     ids = [attrs.get("id") for tag, attrs in page.tags if tag == "h2" and "id" in attrs]
-    assert ids == ["curve", "predictions", "betabinom", "success_counts", "errors", "methods"]
+    assert ids == [
+        "decay_curve",
+        "outcome_heatmap",
+        "success_counts",
+        "curve",
+        "predictions",
+        "betabinom",
+        "errors",
+        "methods",
+    ]
     for name in ("curve", "betabinom", "success_counts", "errors"):
         _, rows = page.table(name)
         assert len(rows) == len(pd.read_csv(tau_report / f"{name}.csv", comment="#"))
-    # nothing to fetch: no links, scripts, stylesheets or remote images
-    assert not [tag for tag, _ in page.tags if tag in ("link", "script", "iframe")]
+    # nothing to fetch or run: no links, scripts, stylesheets or remote images
+    assert not [tag for tag, _ in page.tags if tag in ("link", "script", "iframe", "img")]
     assert not re.search(r"""(src|href)=["']?(https?:|//)""", text)
     assert f"<dd>{TODAY}</dd>" in text
+    # one page of many drawings: every id on it its own
+    ids = [attrs["id"] for _, attrs in page.tags if "id" in attrs]
+    assert len(ids) == len(set(ids))
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in text
 
 
 def test_report_with_groups_draws_each_groups_runs(tmp_path, capsys):
@@ -359,9 +395,18 @@ def test_report_with_groups_draws_each_groups_runs(tmp_path, capsys):
     assert curve.groupby("model", sort=False)["k"].max().to_dict() == {"gpt-4o": 4, "coin/0.85": 5}
     coin = curve[curve["model"] == "coin/0.85"]
     assert coin["pass_pow_k"].tolist()[::4] == [0.86, 0.45]
-    page = Page((out / "report.html").read_text())
-    assert len([tag for tag, _ in page.tags if tag == "img"]) == 5
-    assert "Every run: model coin/0.85" in page.headings
+    text = (out / "report.html").read_text()
+    assert len(drawings(text)) == 5  # the curve, and each agent's runs and counts
+    # each agent's part folded under its name, listed in the contents
+    parts = re.findall(
+        r'<details class="part"><summary>([^<]*)</summary><div class="part" id="([^"]+)">', text
+    )
+    assert parts == [
+        ("model gpt-4o", "runs-model-gpt-4o"),
+        ("model coin/0.85", f"runs-{stem.removeprefix('outcome_heatmap-')}"),
+    ]
+    for name, anchor in parts:
+        assert f'<a href="#{anchor}">{name}</a>' in text
     # two agents ranked on the 40 tasks both ran, and the dropped tasks said; one pair, no plots
     assert {"leaderboard.csv", "leaderboard.md", "pairwise.csv", "pairwise.md"} <= names
     assert not any(name.startswith(("leaderboard_forest", "pairwise_heatmap")) for name in names)
@@ -398,9 +443,19 @@ def tables_of(folder):
 OPTIONS = {"by": "model", "n_resamples": 200}
 
 
+EMPTY_SVG = '<svg width="10pt" height="10pt" viewBox="0 0 10 10"></svg>'
+"""What a figure's drawing for the page is, where figures are not drawn."""
+
+
 def _no_figure(figure, path, *args, **kwargs):
-    """Write an empty file where a figure would be saved: for tests of tables, names and pages."""
-    Path(path).write_bytes(b"")
+    """Write an empty file where a figure would be saved, an empty drawing where the page's is.
+
+    For tests of tables, names and pages: drawing PNG and SVG takes seconds.
+    """
+    if hasattr(path, "write"):  # the page's drawing, inline
+        path.write(EMPTY_SVG)
+    else:
+        Path(path).write_bytes(b"")
 
 
 @pytest.fixture
@@ -434,8 +489,9 @@ def grouped(tmp_path_factory):
         return find_units(*args, **kwargs)
 
     def saved(figure, path, *args, **kwargs):
-        shown = [figure.get_suptitle(), *(ax.get_title() for ax in figure.axes)]
-        titles[Path(path).name] = [title for title in shown if title]
+        if not hasattr(path, "write"):  # a file, not the page's drawing
+            shown = [figure.get_suptitle(), *(ax.get_title() for ax in figure.axes)]
+            titles[Path(path).name] = [title for title in shown if title]
         _no_figure(figure, path)
 
     with pytest.MonkeyPatch.context() as patch:
@@ -486,7 +542,7 @@ def test_report_from_a_tally_or_a_dask_frame_has_the_tables_of_the_runs(
         assert (
             "<p>The outcome heatmap is left out: it draws every run of a pandas runs table" in page
         )
-        assert len([tag for tag, _ in Page(page).tags if tag == "img"]) == 1 + 2  # and histograms
+        assert len(drawings(page)) == 1 + 2  # the curve and each agent's counts
 
 
 def test_report_checks_the_runs_once_for_every_table_and_heatmap(grouped):
@@ -536,7 +592,7 @@ def test_the_page_leads_with_a_sentence_of_its_numbers_then_names_its_input(coin
     first = text.index('<p class="headline">')
     assert text[first:].startswith(f'<p class="headline">{headline(runs)}</p>')
     assert text.index("<dt>input</dt><dd>coin.csv</dd>") > first
-    assert text.index("<dt>input</dt>") < text.index("<img")  # the figures come after
+    assert text.index("<dt>input</dt>") < text.index("<figure")  # the figures come after
     assert f"<dt>runs</dt><dd>{len(runs)} runs of 40 tasks, 5 per task</dd>" in text
     assert "<dt>domain</dt><dd>airline</dd>" in text  # one value: it describes the runs
     assert "<dt>attempts</dt>" not in text  # the harness's record of a run is the run's own
@@ -683,7 +739,10 @@ def test_the_how_block_is_said_once_not_under_every_table(grouped):
 def test_every_saved_figure_is_titled_with_what_it_shows_and_its_group(grouped):
     titles = grouped.titles
     assert set(titles) == {path.name for path in grouped.written if path.suffix in (".png", ".svg")}
-    assert titles["decay_curve.png"] == ["pass$^k$ against k by model"]
+    # gpt-4o ran each task 4 times, coin-a 5: past those the lines are the models' alone
+    assert titles["decay_curve.png"] == [
+        "pass$^k$ against k by model; past each group's most runs, model predictions"
+    ]
     for stem, shows in (
         ("outcome_heatmap", "Every run"),
         ("success_histogram", "Tasks by runs passed"),
@@ -710,10 +769,17 @@ def test_k_and_predict_to_reach_the_tables_and_the_decay_curve(tmp_path, monkeyp
     expected = pk.reliability_curve(tally, [1, 3])
     np.testing.assert_allclose(curve["pass_pow_k"], expected["pass_pow_k"], rtol=1e-12)
     predicted = list(range(4, 13))
-    (figure,) = drawn
-    assert figure["k"].tolist() == [1, 3, *predicted]
-    _, rows = Page((tmp_path / "report.html").read_text()).table("predictions")
-    assert [int(row[0]) for row in rows] == [1, 3, *predicted]
+    assert drawn  # for the files, and the page's two widths
+    assert {tuple(figure["k"]) for figure in drawn} == {(1, 3, *predicted)}
+    # the ks measured, then those past the runs: the models' alone
+    page = Page((tmp_path / "report.html").read_text())
+    within, beyond = [
+        body
+        for body, section in zip(page.bodies, page.sections, strict=True)
+        if section == "predictions"
+    ]
+    assert [int(row[0]) for row in within] == [1, 3]
+    assert [int(row[0]) for row in beyond] == predicted
     assert "measured at k = 1 and 3; predicted to k = 12" in (tmp_path / "report.html").read_text()
 
 

@@ -1,13 +1,19 @@
-"""report.html in a real browser: Debian's chromium, headless and offline, 1000 px wide.
+"""report.html in a real browser: Debian's chromium, headless and offline, 1000 and 400 px wide.
 
-A copy of the page gets a script that, once the page has loaded, opens every folded
-section and measures it: every image loaded, no element past the right edge of the
-content column, no table or box that scrolls sideways, no header cell on more than two
-lines (data cells never wrap: the page sets them on one line, so a table too wide scrolls,
-which the check of scrolling boxes finds), and every error the page raised. It writes its
-findings into the page as JSON, which ``--dump-dom`` prints. A second run takes a
-screenshot of the page itself. Without chromium the tests are skipped, unless the
-environment variable CI is set: CI must run them.
+A copy of the page gets a script that, once the page has loaded, measures it. It records
+which folded parts were open, clicks each part's summary (which must open it), opens every
+folded section and then finds: every figure drawn once, in the drawing that fits the
+width, and shaped as drawn; the size every text of a figure is drawn at; every element
+past the right edge of the content column outside a table's scrolling box; every box
+that scrolls sideways, and whether the page does; header cells on more than two lines;
+links of the table of contents that lead nowhere, and sections it leaves out; and every
+error the page raised. It posts its findings as JSON to the page that holds it.
+
+That page holds the report in an iframe as wide as the width tested: headless chromium's
+window is never narrower than 500 px, and an iframe is a viewport of its own, which the
+report's style reads as a phone's. Chromium's ``--dump-dom`` prints the holder, the
+findings in it. A second run takes a screenshot. Without chromium the tests are skipped,
+unless the environment variable CI is set: CI must run them.
 """
 
 from __future__ import annotations
@@ -15,16 +21,28 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import IN_CI
+from conftest import IN_CI, TAU_BENCH
 
 import passk_lab as pk
 
-WIDTH = 1000
 CHROMIUM = shutil.which("chromium")
+DESK, PHONE = 1000, 400
+COLUMN = 960
+"""The page's column at 1000 px: 60rem of content, 1rem of padding each side, centred."""
+READABLE = 9.0
+"""The size, in CSS px, a figure's text is drawn at (the median of its texts: ticks, labels,
+keys; a formula's at its largest glyph, not its superscript) at 1000 px, and at 400 px where
+the figure's keys let it be drawn narrow. Its smallest text may be 0.8 of it."""
+CROWDED = 6.5
+"""The same at 400 px where keys beside a figure, of long names, keep it wide: the forest, the
+map of pairs and the curve of four groups named as evaluations name them (measured: 7.1, 8.7
+and 8.7 px; the wide drawing scaled to the column gave 5 px)."""
+
 
 CHECKS = r"""
 <script>
@@ -49,35 +67,95 @@ CHECKS = r"""
     }
     return count;
   };
-  window.addEventListener("load", () => {
+  const shown = (element) => element.getClientRects().length > 0;
+  const BOXES = "header, main, nav, figure, div, table, dl, details, p";
+  const name = (element) =>
+    `${element.tagName.toLowerCase()}: ${element.textContent.trim().slice(0, 40)}`;
+  const measure = () => {
+    const parts = [...document.querySelectorAll("details.part")];
+    const target = location.hash ? document.getElementById(location.hash.slice(1)) : null;
+    const found = {
+      parts: parts.length,
+      open_at_load: parts.filter((part) => part.open).length,
+      linked_open: target ? Boolean(target.closest("details")?.open) : null,
+      clicked_open: parts.filter((part) => {
+        if (part.open) return false;
+        part.querySelector("summary").click();
+        return part.open;
+      }).length,
+    };
     document.querySelectorAll("details").forEach((details) => { details.open = true; });
     const body = document.body;
-    const style = getComputedStyle(body);
-    const right = body.getBoundingClientRect().right - parseFloat(style.paddingRight);
-    const name = (element) =>
-      `${element.tagName.toLowerCase()}: ${element.textContent.trim().slice(0, 40)}`;
-    const found = {
-      images: document.images.length,
-      broken: [...document.images].filter((image) => !(image.complete && image.naturalWidth > 0))
-        .map((image) => image.alt),
-      past_column: [...body.querySelectorAll("*")]
+    const padding = parseFloat(getComputedStyle(body).paddingRight);
+    const right = body.getBoundingClientRect().right - padding;
+    const figures = [...document.querySelectorAll("figure.plot")];
+    const drawings = figures.map((figure) => {
+      const visible = [...figure.querySelectorAll("svg")].filter(shown);
+      const svg = visible[0];
+      if (!svg) return { shown: 0 };
+      const rect = svg.getBoundingClientRect();
+      const box = svg.viewBox.baseVal;
+      // a text's size: its own, or a formula's (a tspan a glyph), its largest glyph's, not
+      // that of a superscript
+      const writes = (element) =>
+        [...element.childNodes].some((node) => node.nodeType === 3 && node.textContent.trim());
+      const size = (element) => {
+        const matrix = element.getScreenCTM();
+        return parseFloat(getComputedStyle(element).fontSize) * Math.hypot(matrix.a, matrix.b);
+      };
+      const sizes = [...svg.querySelectorAll("text")]
+        .map((text) => [text, ...text.querySelectorAll("tspan")].filter(writes).map(size))
+        .filter((glyphs) => glyphs.length)
+        .map((glyphs) => Math.max(...glyphs));
+      return {
+        shown: visible.length,
+        kind: svg.parentElement.className,
+        width: rect.width,
+        shape: (rect.height / rect.width) / (box.height / box.width),
+        texts: sizes.length,
+        sizes,
+      };
+    });
+    const headings = [...document.querySelectorAll("main h2[id]")].map((h2) => h2.id);
+    const links = [...document.querySelectorAll("nav#contents a")]
+      .map((link) => link.getAttribute("href"));
+    Object.assign(found, {
+      width: window.innerWidth,
+      drawings,
+      past_column: [...body.querySelectorAll("*")]  // a drawing's marks: its svg, clipped
+        .filter((element) => !element.closest("div.table") && !element.ownerSVGElement)
         .filter((element) => element.getBoundingClientRect().right > right + 0.5)
         .map(name),
-      scrolling: [document.documentElement, body, ...body.querySelectorAll("table, div")]
+      scrolling: [document.documentElement, body, ...body.querySelectorAll(BOXES)]
         .filter((element) => element.scrollWidth > element.clientWidth)
-        .map(name),
-      tall_headers: [...body.querySelectorAll("th")].filter((cell) => lines(cell) > 2).map(name),
+        .map((element) => element.matches("div.table") ? "table box" : name(element)),
+      page_scroll: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      header_lines: Math.max(...[...body.querySelectorAll("th")].map(lines)),
+      links,
+      dead_links: links.filter((href) => !document.getElementById(href.slice(1))),
+      unlisted: headings.filter((id) => !links.includes(`#${id}`)),
       tables: body.querySelectorAll("table").length,
-      width: window.innerWidth,
+      viewport: document.querySelector('meta[name="viewport"]')?.content ?? null,
+      h1_lines: lines(document.querySelector("h1")),
       errors,
-    };
-    const out = document.createElement("pre");
-    out.id = "passk-checks";
-    out.textContent = JSON.stringify(found);
-    body.appendChild(out);
-  });
+    });
+    parent.postMessage(JSON.stringify(found), "*");
+  };
+  window.addEventListener("load", () => setTimeout(measure, 50));
 })();
 </script>
+"""
+
+HOLDER = """<!DOCTYPE html>
+<html><body style="margin:0">
+<iframe src="{src}" style="border:0;display:block;width:{width}px;height:{height}px"></iframe>
+<pre id="passk-checks"></pre>
+<script>
+addEventListener("message", (event) => {{
+  document.getElementById("passk-checks").textContent = event.data;
+}});
+</script>
+</body></html>
 """
 
 
@@ -95,7 +173,39 @@ def chromium(*args: str, profile) -> subprocess.CompletedProcess[str]:
         f"--user-data-dir={profile}",
         *args,
     ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+
+
+def checked(page: Path, width: int, folder: Path, fragment: str = "") -> dict:
+    """Load `page` `width` px wide (at `fragment`, if given) and return what CHECKS found."""
+    copy = folder / "checked.html"
+    copy.write_text(
+        page.read_text(encoding="utf-8").replace("</head>", f"{CHECKS}</head>", 1),
+        encoding="utf-8",
+    )
+    holder = folder / f"holder-{width}.html"
+    src = f"{copy.name}#{fragment}" if fragment else copy.name
+    holder.write_text(HOLDER.format(src=src, width=width, height=900), encoding="utf-8")
+    shown = chromium(
+        f"--window-size={max(width, 500) + 20},1000",
+        "--hide-scrollbars",  # as a phone's: over the page, taking none of its width
+        "--virtual-time-budget=20000",
+        "--dump-dom",
+        holder.as_uri(),
+        profile=folder / "profile",
+    )
+    start = shown.stdout.index('<pre id="passk-checks">') + len('<pre id="passk-checks">')
+    text = shown.stdout[start : shown.stdout.index("</pre>", start)]
+    assert text, f"the page posted no findings: {shown.stderr[-2000:]}"
+    return json.loads(text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&"))
+
+
+def require_chromium() -> None:
+    """Skip where chromium is missing, or fail in CI, which must render the page."""
+    if CHROMIUM is None:
+        if IN_CI:
+            pytest.fail("CI is set and chromium is missing: install it (apt-get install chromium)")
+        pytest.skip("chromium is not installed: the page cannot be rendered (CI installs it)")
 
 
 LONG_NAMES = ("claude-3-7-sonnet-20250219", "gpt-4.1-2025-04-14")
@@ -109,10 +219,7 @@ def report(tmp_path_factory):
     Two of one group's runs errored, and one group's tasks are 3 that never pass, 3 that
     always pass and 6 alike: its fit is the zero/one-inflated one, whose table is the widest.
     """
-    if CHROMIUM is None:
-        if IN_CI:
-            pytest.fail("CI is set and chromium is missing: install it (apt-get install chromium)")
-        pytest.skip("chromium is not installed: the page cannot be rendered (CI installs it)")
+    require_chromium()
     groups = [
         pk.simulate_coin(p=p, tasks=12, k=6, seed=seed).assign(
             model=model, domain=domain, error=None
@@ -137,48 +244,106 @@ def report(tmp_path_factory):
     return out / "report.html"
 
 
-def test_report_loads_every_image_fits_its_column_and_raises_no_error(report, tmp_path):
-    page = report.read_text(encoding="utf-8")
-    assert 'id="errors"' in page  # the grouped page, with its errors section
-    checked = tmp_path / "checked.html"
-    checked.write_text(page.replace("</head>", f"{CHECKS}</head>", 1), encoding="utf-8")
-    shown = chromium(
-        f"--window-size={WIDTH},2000",
-        "--virtual-time-budget=10000",
-        "--dump-dom",
-        checked.as_uri(),
-        profile=tmp_path / "profile",
-    )
-    start = shown.stdout.index('<pre id="passk-checks">') + len('<pre id="passk-checks">')
-    found = json.loads(shown.stdout[start : shown.stdout.index("</pre>", start)])
-    assert found["width"] == WIDTH
-    # the decay curve, the forest and the pairwise map, and per group its heatmap and histogram
-    assert found["images"] == 11
-    assert found["tables"] >= 8
-    assert "zero/one-inflated" in page  # the widest fit table is on the page
-    assert found["broken"] == []
-    assert found["past_column"] == []
-    assert found["scrolling"] == []
-    assert found["tall_headers"] == []
+@pytest.fixture(scope="module")
+def single(tmp_path_factory):
+    """tau-bench's gpt-4o on airline: one agent, its runs drawn and counted in the open."""
+    require_chromium()
+    out = tmp_path_factory.mktemp("single")
+    runs = pk.io.read_tau_bench(TAU_BENCH / "gpt-4o-airline.json")
+    pk.report.write_report(runs, out, n_resamples=200, source="gpt-4o-airline.json")
+    return out / "report.html"
+
+
+FIGURES = {"report": 3 + 4 * 2, "single": 3}
+"""Figures of each page: the decay curve, the forest and the pairwise map, and per group its
+runs and its tasks by runs passed (4 groups); one agent's decay curve, runs and counts."""
+
+
+@pytest.mark.parametrize("width", [DESK, PHONE])
+@pytest.mark.parametrize("which", ["report", "single"])
+def test_the_page_fits_its_column_its_figures_read_and_its_contents_lead_somewhere(
+    which, width, request, tmp_path
+):
+    page = request.getfixturevalue(which)
+    text = page.read_text(encoding="utf-8")
+    if which == "report":
+        assert 'id="errors"' in text  # the grouped page, with its errors section
+        assert "zero/one-inflated" in text  # the widest fit table is on the page
+    found = checked(page, width, tmp_path)
+    assert found["width"] == width
+    assert found["viewport"] == "width=device-width, initial-scale=1"
     assert found["errors"] == []
+    # every figure drawn once, in the drawing made for the width, shaped as drawn
+    drawings = found["drawings"]
+    assert len(drawings) == FIGURES[which]
+    assert {drawing["shown"] for drawing in drawings} == {1}
+    # the forest's keys are as wide as its wide drawing: it has no narrow one
+    assert {drawing["kind"] for drawing in drawings} <= {
+        "wide" if width == DESK else "narrow",
+        "any",
+    }
+    crowded = 3 if (which, width) == ("report", PHONE) else 0  # the first three, see CROWDED
+    for index, drawing in enumerate(drawings):
+        assert drawing["shape"] == pytest.approx(1.0, abs=0.01)
+        assert drawing["texts"] > 5
+        sizes = np.array(drawing["sizes"])
+        readable = CROWDED if index < crowded else READABLE
+        assert np.median(sizes) >= readable, (index, sorted(sizes))
+        assert (sizes >= 0.8 * readable).all(), (index, sorted(sizes))
+    # nothing past the column but inside a table's box; only such boxes scroll, never the page
+    assert found["past_column"] == []
+    assert found["page_scroll"] == 0
+    if width == DESK:
+        assert found["scrolling"] == []  # every table fits 1000 px
+        assert found["h1_lines"] == 1
+    else:
+        assert set(found["scrolling"]) <= {"table box"}
+        assert found["h1_lines"] >= 2  # the heading wraps, inside the column
+    assert found["header_lines"] <= (2 if width == DESK else 3)
+    # the contents lead to every section and every group's part
+    assert found["dead_links"] == []
+    assert found["unlisted"] == []
+    assert len(found["links"]) == len(set(found["links"]))
+    if which == "report":
+        assert "#runs-model-gpt-4.1-2025-04-14-domain-telecom" in found["links"]
+        # several groups' parts start folded, and a click on a summary opens one
+        assert (found["parts"], found["open_at_load"], found["clicked_open"]) == (4, 0, 4)
+    else:
+        assert found["parts"] == 0
 
 
-def test_a_screenshot_at_1000_px_shows_the_page(report, tmp_path):
+def test_a_link_to_a_folded_part_opens_it(report, tmp_path):
+    found = checked(report, DESK, tmp_path, fragment="runs-model-gpt-4.1-2025-04-14-domain-telecom")
+    assert found["linked_open"] is True
+    assert found["open_at_load"] == 1  # that part alone
+
+
+def screenshot(page: Path, width: int, height: int, folder: Path) -> np.ndarray:
+    """Return a screenshot of `page` at `width` px, its top `height` px, as grey levels."""
     from PIL import Image
 
-    shot = tmp_path / "report.png"
+    holder = folder / "shot.html"
+    holder.write_text(HOLDER.format(src=page.as_uri(), width=width, height=height))
+    shot = folder / "shot.png"
     chromium(
-        f"--window-size={WIDTH},2000",
+        f"--window-size={max(width, 500)},{height}",
         "--hide-scrollbars",
+        "--virtual-time-budget=5000",
         f"--screenshot={shot}",
-        report.as_uri(),
-        profile=tmp_path / "profile",
+        holder.as_uri(),
+        profile=folder / "profile",
     )
     with Image.open(shot) as image:
-        assert image.size == (WIDTH, 2000)
-        pixels = np.asarray(image.convert("L"))
+        return np.asarray(image.convert("L"))[:, :width]
+
+
+@pytest.mark.parametrize("width", [DESK, PHONE])
+def test_a_screenshot_shows_the_page_within_its_column(report, width, tmp_path):
+    pixels = screenshot(report, width, 2000, tmp_path)
+    assert pixels.shape == (2000, width)
     assert (pixels < 128).mean() > 0.01  # text and figures, not a blank page
     assert (pixels > 250).mean() > 0.5  # on a white page
-    # the column is 60rem (960 px) of content and 1rem of padding a side, centred: the last
-    # 12 px of the window lie past it, and nothing is drawn there
-    assert (pixels[:, -12:] > 250).all()
+    # the column is centred with 1rem (16 px) of padding a side, 60rem (960 px) at most: past
+    # it nothing is drawn, a table wider than it scrolls inside its box
+    margin = (width - min(width - 32, COLUMN)) // 2
+    assert (pixels[:, width - margin + 1 :] > 250).all()

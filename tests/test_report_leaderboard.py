@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 
@@ -100,16 +99,22 @@ def test_the_page_shows_the_board_its_plots_and_what_it_reads(report, expected):
     text = (out / "report.html").read_text()
     page = Page(text)
     ids = [
-        attrs.get("id") for tag, attrs in page.tags if tag in ("h2", "details") and "id" in attrs
+        attrs.get("id")
+        for tag, attrs in page.tags
+        if tag in ("h2", "details", "div") and "id" in attrs
     ]
+    parts = [f"runs-model-{name}" for name in board["model"].unique()]
     assert ids == [
         "coverage",
         "leaderboard",
+        "board",  # the board at every k, folded under the forest of its largest
         "pairwise",
+        "decay_curve",
+        "runs",
+        *parts,
         "curve",
         "predictions",
         "betabinom",
-        "success_counts",
         "methods",
     ]
     # the section's tables: the board as labelled, its rank cells "2 (1-3)", then every pair
@@ -130,11 +135,16 @@ def test_the_page_shows_the_board_its_plots_and_what_it_reads(report, expected):
     assert len(pair_table) == len(pairs)
     assert not [cell for row in pair_table for cell in row if "sign_flip" in cell]
     assert "and its paired sign-flip test: computed exactly" in text
-    # the forest and the map, inlined as the files hold them
-    images = [attrs["src"] for tag, attrs in page.tags if tag == "img"]
-    prefix = "data:image/png;base64,"
-    for src, name in zip(images[:2], ["leaderboard_forest", "pairwise_heatmap"], strict=True):
-        assert base64.b64decode(src.removeprefix(prefix)) == (out / f"{name}.png").read_bytes()
+    # the forest and the map first, inline, the heading above each saying what it shows
+    figures = re.findall(r'<figure class="plot">(.*?)</figure>', text, flags=re.DOTALL)
+    for figure, name in zip(figures[:2], ["leaderboard_forest", "pairwise_heatmap"], strict=True):
+        assert f'id="{name}-wide-' in figure
+    # the map's own title is its caption on the page, in words
+    assert figures[1].count("<figcaption>") == 1
+    marked = "Holm-adjusted p \N{LESS-THAN OR EQUAL TO} 0.05 (95% level)"  # its title's words
+    assert marked in (out / "pairwise_heatmap.svg").read_text()
+    assert marked not in figures[1]
+    assert "Holm-adjusted p at most 0.05 (the 95% level)" in figures[1]
     # the reading names tie group 1 at the largest k, and the dropped tasks are listed
     last = board[board["k"] == 3]
     first = last[last["rank_low"] == 1]["model"].tolist()  # those no agent is shown to beat

@@ -9,30 +9,33 @@ report is then only putting that content into files
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Hashable
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from passk_lab._choices import ErrorPolicy, IntervalMethod
 from passk_lab._data.costs import task_costs
-from passk_lab._labels import interval_label
+from passk_lab._labels import interval_label, label
 from passk_lab._numbers import level_text
 from passk_lab._warnings import NoEstimateWarning
 from passk_lab.estimators import error_sensitivity, reliability_curve
 from passk_lab.heterogeneity import fit_betabinom, success_counts
 from passk_lab.report._board import Board, board_section
+from passk_lab.report._captions import pairs_caption
 from passk_lab.report._costs import CostPart, cost_parts, cost_table
+from passk_lab.report._explained import blank_intervals, fit_terms, interval_blanks, unidentified
 from passk_lab.report._figures import Figure
-from passk_lab.report._folder import slugs
-from passk_lab.report._inputs import Input, agent_errors, coverage, describing, extent, group_states
-from passk_lab.report._prose import group_name, headline, ks_words, method_words, plural
+from passk_lab.report._inputs import Input, agent_errors, coverage, describing, extent
+from passk_lab.report._parts import Part, curve_figure, group_parts
+from passk_lab.report._prose import group_name, headline, ks_words, listed, method_words, plural
 from passk_lab.report._shown import CurveTables, FitTables, curve_tables, errors_table, fit_tables
-from passk_lab.report._tables import labelled, metadata
+from passk_lab.report._tables import metadata
 
 __all__ = ["Content", "Options", "build"]
 
@@ -85,13 +88,28 @@ class Content:
         Sentences under the input: the agent's own errors, no errors, no heatmap.
     board : Board or None
         The leaderboard section, with two or more groups.
-    figures : tuple of Figure
-        The page's figures after the leaderboard's: the decay curve, then
-        each group's outcome heatmap and histogram.
+    curve_figure : Figure
+        The decay curve, after the leaderboard.
+    parts : tuple of Part
+        Each group's part: its runs, its tasks by runs passed and their counts.
+    group_word : str
+        What the page calls a group: the grouping column's name when it is
+        one word (``model``), else ``group``.
+    captions : dict of str to str
+        The caption of a figure (HTML), by its name, where it has one.
     curve, fit : CurveTables, FitTables
         The curve, its predictions and the beta-binomial fit as shown.
-    counts : DataFrame
-        The success counts as shown.
+    predicted : tuple of (DataFrame, DataFrame)
+        The predictions' table split in two: its rows at a k the curve
+        measures for the group, and the rest, which models alone give (past
+        the group's runs, or at a k not asked).
+    beyond_said : str
+        Why no measurement stands beside the second part (HTML).
+    fit_terms : tuple of (str, str)
+        What each column of the fit's table is (HTML), by its label.
+    explained : dict of str to tuple of str
+        Per section (``curve``, ``predictions``, ``errors``), why a cell of
+        its table is blank, where one is (HTML).
     errors : tuple of (str, DataFrame) or None
         A sentence and the errored runs' table, when some run errored.
     costs : tuple of CostPart
@@ -108,10 +126,16 @@ class Content:
     coverage: pd.DataFrame | None
     notes: tuple[str, ...]
     board: Board | None
-    figures: tuple[Figure, ...]
+    curve_figure: Figure
+    parts: tuple[Part, ...]
+    group_word: str
+    captions: dict[str, str]
     curve: CurveTables
     fit: FitTables
-    counts: pd.DataFrame
+    predicted: tuple[pd.DataFrame, pd.DataFrame]
+    beyond_said: str
+    fit_terms: tuple[tuple[str, str], ...]
+    explained: dict[str, tuple[str, ...]]
     errors: tuple[str, pd.DataFrame] | None
     costs: tuple[CostPart, ...]
     methods: tuple[tuple[str, str], ...]
@@ -119,9 +143,9 @@ class Content:
 
     @property
     def all_figures(self) -> tuple[Figure, ...]:
-        """Return every figure of the report: the decay curve, the leaderboard's, the groups'."""
+        """Return every figure of the report: the leaderboard's, the decay curve, the groups'."""
         ranked = self.board.figures if self.board is not None else ()
-        return (*self.figures[:1], *ranked, *self.figures[1:])
+        return (*ranked, self.curve_figure, *(item for part in self.parts for item in part.figures))
 
 
 def _with_group(frame: pd.DataFrame, by: list[str], key: tuple[Hashable, ...]) -> pd.DataFrame:
@@ -191,33 +215,6 @@ def _statistics(
     return curve, tables, counts
 
 
-def _figures(
-    given: Input, curve: pd.DataFrame, counts: list[pd.DataFrame], by: list[str]
-) -> tuple[Figure, ...]:
-    """Return the page's figures: the decay curve, then each group's heatmap and histogram."""
-    from passk_lab import plots
-
-    codes, labels = given.summary.groups()
-    keys = list(labels.itertuples(index=False, name=None))
-    across = f" by {', '.join(by)}" if by else ""
-    figures = [
-        Figure("decay_curve", f"pass^k against k{across}", partial(plots.decay_curve, curve))
-    ]
-    suffixes = [f"-{slug}" for slug in slugs(keys, by)] if by else [""]
-    for group, (key, suffix, rows) in enumerate(zip(keys, suffixes, counts, strict=True)):
-        name = group_name(by, key)
-        where = f": {name}" if name else ""
-        if given.states is not None:
-            states = group_states(given.states, codes == group, by)
-            heatmap = partial(plots.outcome_heatmap, states)
-            figures.append(Figure(f"outcome_heatmap{suffix}", f"Every run{where}", heatmap))
-        histogram = partial(plots.success_histogram, rows)
-        figures.append(
-            Figure(f"success_histogram{suffix}", f"Tasks by runs passed{where}", histogram)
-        )
-    return tuple(figures)
-
-
 def _notes(given: Input, errored: int) -> tuple[str, ...]:
     """Return the sentences under the input: the agent's own errors, no errors, no heatmap."""
     notes = []
@@ -266,6 +263,87 @@ def _methods(
     return tuple(info.items())
 
 
+def _pass_at_1(counted: pd.DataFrame, codes: npt.NDArray[np.intp], groups: int) -> list[float]:
+    """Return each group's pass@1: the mean over its tasks with a run of each one's share passed."""
+    ran = counted["n"].to_numpy() > 0
+    share = counted["c"].to_numpy() / np.where(ran, counted["n"].to_numpy(), 1)
+    return [
+        float(share[(codes == group) & ran].mean()) if ((codes == group) & ran).any() else np.nan
+        for group in range(groups)
+    ]
+
+
+def _predicted(
+    shown: pd.DataFrame, curve: pd.DataFrame, by: list[str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Split the predictions' table: its rows at a k the curve measures, and those past the runs.
+
+    A row is past the runs where the curve has no measured pass^k for its
+    group and k: the ks only predicted, and a group's ks above its most runs.
+    """
+    keys = [*by, "k"]
+    beyond = {
+        tuple(key)
+        for key in curve.loc[curve["pass_pow_k"].isna(), keys].itertuples(index=False, name=None)
+    }
+    rows = shown[[label(name) for name in keys]].itertuples(index=False, name=None)
+    past = np.array([tuple(row) in beyond for row in rows], dtype=bool)
+    return shown[~past].reset_index(drop=True), shown[past].reset_index(drop=True)
+
+
+def _beyond_said(curve: pd.DataFrame, asked: list[int], grouped: bool) -> str:
+    """Return why no measurement stands beside the predictions past the runs, as HTML."""
+    beyond = curve[curve["pass_pow_k"].isna()]
+    reasons = []
+    if (beyond["n_tasks"] == 0).any():
+        reasons.append(f"no task{' of the group' if grouped else ''} has k runs")
+    unasked = sorted({int(k) for k in beyond.loc[beyond["n_tasks"] > 0, "k"]})
+    if unasked:
+        measured = listed([str(k) for k in asked])
+        reasons.append(f"the report measures k = {measured} alone")
+    return (
+        f"No measured pass<sup>k</sup> stands beside these rows: {'; '.join(reasons)}. Each "
+        "figure holds only as far as its model describes the runs (the fit below says how "
+        "well the beta-binomial does)."
+    )
+
+
+def _explained(
+    shown: CurveTables,
+    methods: pd.Series,
+    predicted: tuple[pd.DataFrame, pd.DataFrame],
+    fit: FitTables,
+    errors: tuple[str, pd.DataFrame] | None,
+    fits: pd.DataFrame,
+    names: list[str],
+) -> dict[str, tuple[str, ...]]:
+    """Return per section why a cell of its table is blank, where one is.
+
+    `methods` is the measured curve's ``interval_method``, row by row of `shown.measured`.
+    """
+    notes: dict[str, tuple[str, ...]] = {}
+    blank = interval_blanks(shown.measured, methods)
+    notes["curve"] = (blank,) if blank else ()
+    said = [
+        "An interval of (pass@1)<sup>k</sup> is blank where fewer than 2 tasks count."
+        if any(blank_intervals(table).any() for table in predicted)
+        else None,
+        unidentified(fits, names, "The beta-binomial prediction"),
+    ]
+    notes["predictions"] = tuple(text for text in said if text)
+    if fit.details.isna().to_numpy().any():
+        notes["details"] = (
+            "A blank cell is a figure not computed for that fit: a test of the zero/one-inflated "
+            "model where that model was not fitted, or a figure of a fit not identified.",
+        )
+    if errors is not None and errors[1].isna().to_numpy().any():
+        notes["errors"] = (
+            "A blank: no task has k runs once its errored runs are left out, so there is "
+            "nothing to estimate at that k.",
+        )
+    return notes
+
+
 def build(given: Input, options: Options, title: str) -> Content:
     """Compute everything the report of `given` says, under `options`, headed `title`."""
     by = options.by
@@ -278,12 +356,19 @@ def build(given: Input, options: Options, title: str) -> Content:
     names = [group_name(by, key) for key in keys]
     shown_ks = sorted(set(measured["k"].tolist()))
     board = board_section(given.summary, codes, by, shown_ks, **options.statistics())
+    captions = {}
     if board is not None:
         tables |= board.tables
+        if "pairwise" in board.tables:
+            attrs = board.tables["pairwise"].attrs
+            metric = str(board.tables["leaderboard"].attrs["metric"])
+            k = int(board.tables["leaderboard"]["k"].max())
+            captions["pairwise_heatmap"] = pairs_caption(attrs, metric, k)
     level = interval_label(curve)
+    groups = _per_group(curve, by, keys)
     headlines = tuple(
         headline(rows, counted[codes == group], name, level)
-        for group, (name, rows) in enumerate(zip(names, _per_group(curve, by, keys), strict=True))
+        for group, (name, rows) in enumerate(zip(names, groups, strict=True))
     )
     said, covered = coverage(recorded, counted, by, options.errors)
     facts = (("input", given.kind), ("runs", said), *describing(given.runs, by, given.kind))
@@ -296,6 +381,14 @@ def build(given: Input, options: Options, title: str) -> Content:
             errors_table(tables["errors"], by),
         )
     costs = cost_parts(tables["costs"], given.runs, by) if "costs" in tables else ()
+    fits = tables["betabinom"]
+    rates = _pass_at_1(counted, codes, len(keys))
+    parts = group_parts(given, counts, fits, by, rates)
+    figure, captions["decay_curve"] = curve_figure(curve, counted, by, names, options.asked)
+    captions |= {part.histogram.name: part.caption for part in parts}
+    shown = curve_tables(measured, curve, by)
+    fit = fit_tables(fits, by, names)
+    predicted = _predicted(shown.predicted, curve, by)
     return Content(
         title=title,
         headlines=headlines,
@@ -303,10 +396,18 @@ def build(given: Input, options: Options, title: str) -> Content:
         coverage=covered if by else None,
         notes=_notes(given, errored),
         board=board,
-        figures=_figures(given, curve, counts, by),
-        curve=curve_tables(measured, curve, by),
-        fit=fit_tables(tables["betabinom"], by, names),
-        counts=labelled(tables["success_counts"]),
+        curve_figure=figure,
+        parts=parts,
+        group_word=by[0] if len(by) == 1 and re.fullmatch(r"[a-z]+", by[0]) else "group",
+        captions=captions,
+        curve=shown,
+        fit=fit,
+        predicted=predicted,
+        beyond_said=_beyond_said(curve, options.asked, bool(by)),
+        fit_terms=fit_terms(fits, names, rates, [str(column) for column in fit.shown.columns]),
+        explained=_explained(
+            shown, measured["interval_method"], predicted, fit, errors, fits, names
+        ),
         errors=errors,
         costs=costs,
         methods=_methods(curve, board, options, shown_ks),

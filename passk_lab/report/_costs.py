@@ -21,7 +21,6 @@ from passk_lab._data.costs import COST_PREFIX
 from passk_lab._data.rules import is_dask_frame
 from passk_lab._data.tally import Tally
 from passk_lab._labels import label
-from passk_lab._numbers import INFINITY
 from passk_lab.report._prose import group_name, num, plural
 from passk_lab.report._tables import labelled
 
@@ -35,14 +34,16 @@ Priced = dict[tuple[Hashable, ...], tuple[int, dict[str, int]]]
 class CostPart:
     """One group's and one cost's part of the Cost section.
 
-    Attributes ``heading`` (plain text), ``said`` (a sentence, as HTML) and
+    Attributes ``heading`` (plain text), ``said`` (a sentence, as HTML),
     ``table`` (the costs over the ks, as the page shows them; None where too
-    few runs recorded the cost).
+    few runs recorded the cost) and ``notes`` (what a cell that holds words
+    or nothing means, as HTML; one a kind, where the table has such a cell).
     """
 
     heading: str
     said: str
     table: pd.DataFrame | None
+    notes: tuple[str, ...] = ()
 
 
 def cost_table(curve: pd.DataFrame, summary: Tally, costs: pd.DataFrame) -> pd.DataFrame:
@@ -56,11 +57,43 @@ def _amount(value: float) -> str:
     return f"{num(value, ',.0f')}" if abs(value) >= 1000 else f"{num(value, '.3g')}"
 
 
+NO_PASS = "no task passed"
+"""The cost per task passing all k runs where none did: a cost over a pass^k of 0."""
+NO_COST = "no cost"
+"""pass^k per unit of cost where k runs cost nothing: pass^k over 0."""
+
+
 def _cost_text(value: float) -> str:
-    """Return a cost (or pass^k per cost) for a table cell: as :func:`_amount`, ``∞``, or empty."""
-    if np.isnan(value):
-        return ""
-    return INFINITY if np.isinf(value) else _amount(value)
+    """Return a cost (or pass^k per cost) for a table cell: as :func:`_amount`, or empty for NaN.
+
+    The cells where a division by 0 makes a value infinite or NaN say why in
+    words instead (:data:`NO_PASS`, :data:`NO_COST`).
+
+    >>> [_cost_text(value) for value in (12345.6, 0.5, float("nan"))]
+    ['12,346', '0.5', '']
+    """
+    return "" if np.isnan(value) else _amount(value)
+
+
+def _cell_notes(shown: pd.DataFrame, unit: str) -> tuple[str, ...]:
+    """Return what the words and the blanks of a cost table mean, for those it holds."""
+    cells = {str(cell) for column in shown.columns for cell in shown[column]}
+    unit = html.escape(unit)
+    notes = []
+    if NO_PASS in cells:
+        notes.append(
+            f"\N{LEFT DOUBLE QUOTATION MARK}{NO_PASS}\N{RIGHT DOUBLE QUOTATION MARK}: at that k "
+            "no task passed all k of its runs (pass<sup>k</sup> is 0), so no task's passing "
+            "can be priced."
+        )
+    if NO_COST in cells:
+        notes.append(
+            f"\N{LEFT DOUBLE QUOTATION MARK}{NO_COST}\N{RIGHT DOUBLE QUOTATION MARK}: k runs of "
+            f"a task cost nothing in {unit}, so pass<sup>k</sup> per {unit} has no bound."
+        )
+    if "" in cells:
+        notes.append(f"A blank: no task counted at that k recorded a cost in {unit}.")
+    return tuple(notes)
 
 
 def _reading(rows: pd.DataFrame, name: str, group: str) -> str:
@@ -130,9 +163,18 @@ def _part(rows: pd.DataFrame, name: str, group: str, total: int, recorded: int) 
     )
     columns = ["k", "pass_pow_k", name, f"{name}_per_pass_pow_k", f"pass_pow_k_per_{unit}"]
     shown = labelled(rows[columns].reset_index(drop=True))
-    for column in columns[2:]:
-        shown[label(column)] = [_cost_text(value) for value in rows[column]]
-    return CostPart(heading, f"{_reading(rows, name, group)} {told}", shown)
+    costs, shares = rows[name].to_numpy(np.float64), rows["pass_pow_k"].to_numpy(np.float64)
+    shown[label(name)] = [_cost_text(cost) for cost in costs]
+    shown[label(columns[3])] = [  # a cost over pass^k
+        NO_PASS if share == 0 and np.isfinite(cost) else _cost_text(value)
+        for cost, share, value in zip(costs, shares, rows[columns[3]], strict=True)
+    ]
+    shown[label(columns[4])] = [  # pass^k over a cost
+        NO_COST if cost == 0 else _cost_text(value)
+        for cost, value in zip(costs, rows[columns[4]], strict=True)
+    ]
+    notes = _cell_notes(shown[[label(column) for column in columns[2:]]], unit)
+    return CostPart(heading, f"{_reading(rows, name, group)} {told}", shown, notes)
 
 
 def cost_parts(table: pd.DataFrame, runs: object, by: list[str]) -> tuple[CostPart, ...]:
