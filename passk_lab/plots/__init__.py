@@ -20,7 +20,8 @@ Examples
 >>> plt.close(fig)
 """
 
-from passk_lab.plots._curves import comparison, decay_curve
+from passk_lab.plots._curves import comparison
+from passk_lab.plots._decay import decay_curve
 from passk_lab.plots._leaderboard import leaderboard_forest, pairwise_heatmap
 from passk_lab.plots._runs import outcome_heatmap, success_histogram
 from passk_lab.plots._style import style
