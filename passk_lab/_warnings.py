@@ -125,8 +125,8 @@ class NoVariationWarning(PasskWarning, RuntimeWarning):
 class TasksLeftOutWarning(PasskWarning, RuntimeWarning):
     """A k counts fewer tasks than the first k: the tasks with fewer than k runs are left out.
 
-    Attributes ``k``, ``counted`` (the tasks counted at `k`) and ``first``
-    (those counted at the first k).
+    Attributes ``k``, ``counted`` (the tasks counted at `k`), ``first``
+    (those counted at the first k) and ``left_out`` (the difference).
     """
 
     def __init__(
@@ -136,6 +136,7 @@ class TasksLeftOutWarning(PasskWarning, RuntimeWarning):
         self.k = int(k)
         self.counted = int(counted)
         self.first = int(first)
+        self.left_out = self.first - self.counted
 
 
 class UnmatchedTasksWarning(PasskWarning):

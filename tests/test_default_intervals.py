@@ -196,7 +196,7 @@ def test_any_task_left_out_at_a_k_warns_with_the_count_left_out(short):
         curve = pk.reliability_curve(counts)
     (warning,) = [record.message for record in caught]
     counted = int((n >= 3).sum())
-    assert (warning.k, warning.counted, warning.first) == (3, counted, 100)
+    assert (warning.k, warning.counted, warning.first, warning.left_out) == (3, counted, 100, short)
     assert f"counts {counted} of the 100 tasks counted at k = 1 ({short} left out)" in str(warning)
     assert curve["n_tasks"].tolist() == [int((n >= k).sum()) for k in (1, 2, 3)]
     # the same tasks at every k, asked or in common: no warning (warnings are errors here)

@@ -205,7 +205,7 @@ def test_the_naive_band_is_drawn_only_when_asked(tau_curve):
     assert band_edges(model)[0].tolist() == list(range(5, 11))
     np.testing.assert_allclose(low, tau_curve["p_pow_k_low"])
     np.testing.assert_allclose(high, tau_curve["p_pow_k_high"])
-    assert "(pass@1)$^k$ and its 95% CI: if runs\nwere independent" in texts(ax.get_legend())
+    assert "(pass@1)$^k$, 95% CI:\nif runs were independent" in texts(ax.get_legend())
     plain = plots.decay_curve(tau_curve, ax=plt.figure().gca(), bands=False)
     assert bands(plain) == []
     assert error_bars(plain) == []
@@ -676,6 +676,9 @@ def test_comparison_draws_each_agent_with_its_interval_and_the_difference_below(
         np.testing.assert_allclose(low, rows[f"value_{side}_low"])
         np.testing.assert_allclose(high, rows[f"value_{side}_high"])
     assert (first.get_xdata() < second.get_xdata()).all()  # set apart: no bar on the other
+    assert [to_rgba(line.get_color()) for line in (first, second)] == [
+        to_rgba(colour) for colour in PALETTE[:2]
+    ]
     assert bands(ax) == []
     assert texts(ax.get_legend()) == ["strong", "weak", "95% CI of each"]
     assert ax.get_ylabel() == {"pass_pow_k": "pass$^k$", "pass_at_k": "pass@k"}[metric]

@@ -270,14 +270,13 @@ def style_entries(color: str, shown: set[str], level: str, *, single: bool) -> l
     measured: Entry = (point, f"measured {POW_K}")
     if "interval" in shown:
         measured = ((bar_key(color, ""), point), f"measured {POW_K}\nwith its {level}")
-    said = NAIVE
     handle: Artist | tuple[Artist, ...] = dashed
+    naive: Entry = (handle, f"{NAIVE}: if runs\nwere independent")
     if "naive band" in shown:
-        said = f"{NAIVE} and its {level}"
         handle = (Patch(color=color, alpha=_NAIVE_ALPHA, lw=0), dashed)
-    naive: Entry = (handle, f"{said}: if runs\nwere independent")
+        naive = (handle, f"{NAIVE}, {level}:\nif runs were independent")
     if "same" in shown and "naive" not in shown:  # one line says both: the model lies on it
-        naive = (handle, f"{said}; beta-binomial\nthe same: tasks alike")
+        naive = (handle, f"{NAIVE}; beta-binomial\nthe same: tasks alike")
     differ = "tasks differ"
     if "model" in shown and "same" in shown:  # left out for groups whose lines are the same
         differ += "\n(if alike, the dashed line)"
