@@ -89,10 +89,9 @@ class GroupCurve:
         value = _column(part, "pass_pow_k")
         measured = np.isfinite(value)
         model = _column(part, "betabinom_pow_k")
+        ahead = ~measured & (k > _last(k, measured))  # past the measured ks
         if "predicted" in part.columns:  # a curve of this release says which rows it predicts
-            ahead = part["predicted"].to_numpy(dtype=bool) | (~measured & (k > _last(k, measured)))
-        else:
-            ahead = ~measured & (k > _last(k, measured))
+            ahead |= part["predicted"].to_numpy(dtype=bool)
         modelled = np.zeros(len(k), dtype=bool)
         if np.any(ahead & np.isfinite(model)):
             modelled = np.isfinite(model) & (k >= _last(k, measured))
