@@ -10,8 +10,8 @@ import numpy as np
 from bench_estimators import outcome_matrix, runs_table
 from timing import best_of
 
-from passk_lab._curve import curve_table
 from passk_lab._curve_checks import group_ks
+from passk_lab._curve_table import curve_table
 from passk_lab._data.cells import Cells
 from passk_lab._data.tally import as_tally
 from passk_lab._interval_policy import IntervalSpec

@@ -1,9 +1,9 @@
-"""Values of pass^k, pass@k and pass@1 from (n, c) cells, and the curve table built from them.
+"""Values of pass^k, pass@k and pass@1 from (n, c) cells, and a curve's costs.
 
 The public functions of :mod:`passk_lab.estimators` are thin: each reduces its
 input to :class:`~passk_lab._data.cells.Cells` and asks this module for the
-means per group (:func:`curve_values`) or the whole curve (:func:`curve_table`),
-whose intervals come from :mod:`passk_lab._interval_policy`.
+means per group (:func:`curve_values`), or :mod:`passk_lab._curve_table` for
+the whole curve, whose intervals come from :mod:`passk_lab._interval_policy`.
 """
 
 from __future__ import annotations
@@ -11,25 +11,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from passk_lab._curve_checks import (
-    check_curve_size,
-    warn_dropped,
-    warn_empty,
-    warn_few,
-    warn_rejected,
-)
+from passk_lab._curve_checks import warn_empty
 from passk_lab._data.cells import Cells, pass_pow_k_values, products
 from passk_lab._data.costs import COST_PREFIX
 from passk_lab._data.rules import By, ErrorPolicy
 from passk_lab._data.tally import Tally, as_tally
-from passk_lab._interval_policy import IntervalSpec, curve_intervals
 from passk_lab._typing import Bools, Floats, Ints
-from passk_lab.heterogeneity import fit_cells
 
 __all__ = [
     "by_group",
     "cells_of",
-    "curve_table",
     "curve_values",
     "means",
     "price_pass_pow_k",
@@ -189,161 +180,6 @@ def cells_of(runs: object, by: By, errors: ErrorPolicy) -> Cells:
     return Cells.from_tally(as_tally(runs, by, errors=errors))
 
 
-def curve_table(
-    cells: Cells,
-    group_ks: list[Ints],
-    spec: IntervalSpec | None = None,
-    predict_to: int = 0,
-    *,
-    common_tasks: bool = False,
-) -> pd.DataFrame:
-    """Return the curve: one row per (group, k), intervals and predictions only with `spec`.
-
-    Each group also gets rows for the k above its own up to `predict_to`, which
-    warn of no missing estimate. With `common_tasks`, a group counts only its
-    tasks with at least the largest asked k runs that some task has, at every
-    k, and measures no k above that; otherwise each k counts the tasks with at
-    least k runs, and with `spec` a warning says when that leaves out many more
-    tasks than the first k does.
-
-    Parameters
-    ----------
-    cells : Cells
-        The cells.
-    group_ks : list of numpy.ndarray of int
-        The asked ks of every group (:func:`group_ks`).
-    spec : IntervalSpec, optional
-        The intervals; without it the interval and prediction columns are NaN
-        and no warning but a missing estimate's is given.
-    predict_to : int
-        The largest k of the predictions (0: none past the asked ks).
-    common_tasks : bool
-        Count every k on the same tasks.
-
-    Returns
-    -------
-    DataFrame
-        :func:`~passk_lab.reliability_curve`'s columns, costs aside.
-
-    Raises
-    ------
-    ValueError
-        If the curve would not fit the memory budget.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> cells = cells_of(pd.DataFrame({"task": [0, 1], "n": [4, 2], "c": [3, 1]}), None, "fail")
-    >>> curve_table(cells, [np.arange(1, 5)])[["k", "pass_pow_k", "n_tasks"]]
-       k  pass_pow_k  n_tasks
-    0  1       0.625        2
-    1  2       0.250        2
-    2  3       0.250        1
-    3  4       0.000        1
-    """
-    asked_ks = group_ks
-    check_curve_size(cells, asked_ks, predict_to, spec is not None)
-    group_ks = [np.union1d(ks, np.arange(ks.max() + 1, predict_to + 1)) for ks in group_ks]
-    all_ks = np.unique(np.concatenate(group_ks))
-    asked = np.stack([np.isin(all_ks, ks) for ks in asked_ks])
-    common = None
-    if common_tasks:  # per group: the largest asked k its tasks reach
-        common = np.array(
-            [
-                ks[ks <= most].max() if np.any(ks <= most) else most
-                for ks, most in zip(asked_ks, cells.max_n(), strict=True)
-            ]
-        )
-    pow_k, at_k, at_1, counted = curve_values(cells, all_ks, asked, common)
-    if spec is not None:  # a curve of its own, not error_sensitivity's columns
-        if common is None:
-            warn_dropped(cells, counted, all_ks, asked_ks)
-        warn_few(cells, counted, all_ks, asked_ks)
-    n_tasks = np.add.reduceat(cells.tasks, cells.starts)
-    ends = [*cells.starts[1:], len(cells.n)]
-    parts: list[pd.DataFrame] = []
-    for group, ks in enumerate(group_ks):
-        columns = np.searchsorted(all_ks, ks)
-        limits = dict.fromkeys(_LIMITS, np.full(len(ks), np.nan))
-        methods: list[str] = [""] * len(ks)
-        if spec is not None:
-            rows = np.arange(cells.starts[group], ends[group])
-            if common is not None:
-                rows = rows[cells.n[rows] >= common[group]]
-            measured = np.isfinite(pow_k[group, columns])
-            limits, methods = _limits(cells, group, rows, ks, spec, measured)
-        part = pd.DataFrame(
-            {
-                "k": ks,
-                "pass_pow_k": pow_k[group, columns],
-                "pass_pow_k_low": limits["pass_pow_k_low"],
-                "pass_pow_k_high": limits["pass_pow_k_high"],
-                "pass_at_k": at_k[group, columns],
-                "pass_at_k_low": limits["pass_at_k_low"],
-                "pass_at_k_high": limits["pass_at_k_high"],
-                "p_pow_k": at_1[group] ** ks,
-                "p_pow_k_low": limits["p_pow_k_low"],
-                "p_pow_k_high": limits["p_pow_k_high"],
-                "betabinom_pow_k": limits["betabinom_pow_k"],
-                "betabinom_fit_pvalue": limits["betabinom_fit_pvalue"],
-                "n_tasks": counted[group, columns].astype(np.int64),
-                "n_tasks_excluded": n_tasks[group] - counted[group, columns].astype(np.int64),
-                "n_runs_excluded": cells.n_runs_excluded[group],
-                "interval_method": pd.array(
-                    [
-                        None if np.isnan(value) else name
-                        for value, name in zip(pow_k[group, columns], methods, strict=True)
-                    ],
-                    dtype="str",
-                ),
-            }
-        )
-        for name in reversed(cells.by):
-            part.insert(0, name, cells.groups[name].iloc[group])
-        parts.append(part)
-    return pd.concat(parts, ignore_index=True)
-
-
-_LIMITS = (
-    "pass_pow_k_low",
-    "pass_pow_k_high",
-    "pass_at_k_low",
-    "pass_at_k_high",
-    "p_pow_k_low",
-    "p_pow_k_high",
-    "betabinom_pow_k",
-    "betabinom_fit_pvalue",
-)
-"""The columns of a curve that need an interval specification: the intervals and predictions."""
-
-
-def _limits(
-    cells: Cells, group: int, rows: Ints, ks: Ints, spec: IntervalSpec, measured: Bools
-) -> tuple[dict[str, Floats], list[str]]:
-    """Return a group's :data:`_LIMITS` columns at its ks, and its interval methods.
-
-    The intervals are of the cells `rows` (the group's counted tasks), NaN
-    where the value is not `measured`; the beta-binomial fit is of those
-    cells with runs.
-    """
-    n, c, tasks = cells.n[rows], cells.c[rows], cells.tasks[rows]
-    intervals = curve_intervals(n, c, tasks, ks, spec)
-    pow_low, pow_high, at_low, at_high = (
-        np.where(measured, limit, np.nan) for limit in (*intervals.pass_pow_k, *intervals.pass_at_k)
-    )
-    band_low, band_high = (limit[0] ** ks for limit in intervals.pass_at_1)
-    betabinom = fitted = np.full(len(ks), np.nan)
-    if np.any(n > 0):
-        runs = n > 0
-        fit = fit_cells(n[runs], c[runs], tasks[runs])
-        betabinom = np.asarray(fit.pow_k(ks))
-        fitted = np.full(len(ks), fit.goodness_of_fit.p_value)
-        if fit.rejected and ks.max() > n.max():
-            warn_rejected(cells, group, fit.goodness_of_fit.p_value, int(n.max()))
-    values = (pow_low, pow_high, at_low, at_high, band_low, band_high, betabinom, fitted)
-    return dict(zip(_LIMITS, values, strict=True)), intervals.methods
-
-
 def with_costs(curve: pd.DataFrame, summary: Tally, costs: pd.DataFrame) -> pd.DataFrame:
     """Add to a curve, for each cost, what k runs of a task cost and what pass^k costs.
 
@@ -376,6 +212,7 @@ def with_costs(curve: pd.DataFrame, summary: Tally, costs: pd.DataFrame) -> pd.D
     >>> from passk_lab._data.costs import task_costs
     >>> runs = pd.DataFrame({"task": ["a", "a"], "run": [0, 1], "passed": [True, False],
     ...                      "cost_usd": [0.1, 0.3]})
+    >>> from passk_lab._curve_table import curve_table
     >>> summary = as_tally(runs)
     >>> curve = curve_table(Cells.from_tally(summary), [np.array([1])])
     >>> with_costs(curve, summary, task_costs(runs, ()))[["k", "cost_usd", "pass_pow_k_per_usd"]]

@@ -26,7 +26,6 @@ from passk_lab._warnings import (
 )
 
 __all__ = [
-    "DROPPED_SHARE",
     "check_curve_size",
     "group_ks",
     "warn_dropped",
@@ -35,8 +34,6 @@ __all__ = [
     "warn_rejected",
 ]
 
-DROPPED_SHARE = 0.1
-"""A curve warns when a k counts fewer than this share less of the tasks than its first k."""
 _CELL_BYTES = 32
 """Bytes a curve holds per (cell, k): four float64 arrays of cells x ks at once (the products
 of pass^k and of pass@k, and their copies with the uncounted cells masked)."""
@@ -221,7 +218,7 @@ def _listed(ks: Ints) -> str:
 
 
 def warn_dropped(cells: Cells, counted: Floats, all_ks: Ints, asked_ks: list[Ints]) -> None:
-    """Warn where a k counts a tenth fewer tasks or more than the group's first k.
+    """Warn where a k counts fewer tasks than the group's first k, with the count left out.
 
     One ``TasksLeftOutWarning``, for the first such group and k, pointing to
     ``common_tasks=True``.
@@ -252,13 +249,14 @@ def warn_dropped(cells: Cells, counted: Floats, all_ks: Ints, asked_ks: list[Int
     """
     for group, ks in enumerate(asked_ks):
         tasks = counted[group, np.searchsorted(all_ks, ks)]
-        dropped = np.flatnonzero((tasks > 0) & (tasks < (1.0 - DROPPED_SHARE) * tasks[0]))
+        dropped = np.flatnonzero((tasks > 0) & (tasks < tasks[0]))
         if len(dropped):
             first = int(dropped[0])
             warn(
                 TasksLeftOutWarning(
                     f"k = {int(ks[first])}{cells.where(group)} counts {int(tasks[first])} of "
-                    f"the {int(tasks[0])} tasks counted at k = {int(ks[0])}: only tasks with at "
+                    f"the {int(tasks[0])} tasks counted at k = {int(ks[0])} "
+                    f"({int(tasks[0] - tasks[first])} left out): only tasks with at "
                     f"least k runs count, so the rows from k = {int(ks[first])} on describe "
                     f"another set of tasks; reliability_curve(..., common_tasks=True) counts "
                     f"every k on the tasks that have the runs of all of them",

@@ -19,6 +19,7 @@ LABELS = {  # column (and metric) names; "^k" is set as a superscript where the 
     "n_tasks_excluded": "tasks excluded",
     "n_runs_excluded": "runs excluded",
     "interval_method": "interval",
+    "predicted": "model-based",
     "value_a": "A",
     "value_b": "B",
     "difference": "A - B",

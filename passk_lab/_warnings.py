@@ -126,8 +126,8 @@ class NoVariationWarning(PasskWarning, RuntimeWarning):
 class TasksLeftOutWarning(PasskWarning, RuntimeWarning):
     """A k counts fewer tasks than the first k: the tasks with fewer than k runs are left out.
 
-    Attributes ``k``, ``counted`` (the tasks counted at `k`) and ``first``
-    (those counted at the first k).
+    Attributes ``k``, ``counted`` (the tasks counted at `k`), ``first``
+    (those counted at the first k) and ``left_out`` (the difference).
     """
 
     def __init__(
@@ -137,6 +137,7 @@ class TasksLeftOutWarning(PasskWarning, RuntimeWarning):
         self.k = int(k)
         self.counted = int(counted)
         self.first = int(first)
+        self.left_out = self.first - self.counted
 
 
 class UnmatchedTasksWarning(PasskWarning):

@@ -23,12 +23,12 @@ from passk_lab._checks import positive_int
 from passk_lab._curve import (
     by_group,
     cells_of,
-    curve_table,
     curve_values,
     means,
     with_costs,
 )
 from passk_lab._curve_checks import group_ks, warn_empty
+from passk_lab._curve_table import curve_table
 from passk_lab._data.cells import Cells
 from passk_lab._data.costs import task_costs
 from passk_lab._data.rules import By, ErrorPolicy
@@ -282,11 +282,14 @@ _CURVE_COLUMNS = (
     "p_pow_k_low",
     "p_pow_k_high",
     "betabinom_pow_k",
+    "betabinom_pow_k_low",
+    "betabinom_pow_k_high",
     "betabinom_fit_pvalue",
     "n_tasks",
     "n_tasks_excluded",
     "n_runs_excluded",
     "interval_method",
+    "predicted",
 )
 """The columns of a reliability curve after its groups' (costs aside)."""
 
@@ -352,19 +355,29 @@ def reliability_curve(
     predict_to : int, optional
         Add rows for every k above the asked ones up to this, for the
         predictions (``p_pow_k``, ``betabinom_pow_k``) beyond the observed
-        runs; a k no task reaches gets NaN measurements there, without a warning.
+        runs; a k no task reaches gets NaN measurements there, without a
+        warning. A row whose k is past every task's runs (with
+        `common_tasks`, past the common k) has ``predicted`` True: no run
+        measured it, its numbers are the models' alone, and
+        ``betabinom_pow_k_low`` and ``betabinom_pow_k_high`` hold the fit's
+        bootstrap interval there
+        (:meth:`~passk_lab.BetaBinomialFit.confidence_interval`: each resample
+        refitted, at most 1,000 of them, drawn from `rng` after every other
+        interval). They are NaN on measured rows, and a curve with no
+        predicted row refits nothing.
     common_tasks : bool
         Count every k on the same tasks: those with at least the largest asked
         k runs (per group). By default each k counts the tasks with at least k
-        runs, with a warning when a k counts a tenth fewer than the first k.
+        runs, with a warning when a k counts fewer tasks than the first k.
 
     Returns
     -------
     DataFrame
         One row per (group, k): ``[*by, k, pass_pow_k, pass_pow_k_low,
         pass_pow_k_high, pass_at_k, pass_at_k_low, pass_at_k_high, p_pow_k,
-        p_pow_k_low, p_pow_k_high, betabinom_pow_k, betabinom_fit_pvalue,
-        n_tasks, n_tasks_excluded, n_runs_excluded, interval_method]``, then,
+        p_pow_k_low, p_pow_k_high, betabinom_pow_k, betabinom_pow_k_low,
+        betabinom_pow_k_high, betabinom_fit_pvalue, n_tasks, n_tasks_excluded,
+        n_runs_excluded, interval_method, predicted]``, then,
         for a runs table with ``cost_<name>`` columns, ``cost_<name>``,
         ``cost_<name>_per_pass_pow_k`` and ``pass_pow_k_per_<name>`` per cost.
         ``attrs`` holds ``n_tasks`` (distinct task ids), with `by` also

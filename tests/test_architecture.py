@@ -59,6 +59,7 @@ LAYERS: dict[str, float] = {
     # curves: pass^k and pass@k over k, measured and predicted
     "passk_lab._curve_checks": CURVES,
     "passk_lab._curve": CURVES,
+    "passk_lab._curve_table": CURVES,
     "passk_lab.estimators": CURVES,
     # comparisons: agents against each other and against themselves
     "passk_lab._paired": COMPARISONS,
@@ -512,7 +513,7 @@ INTERNAL_INTERFACE: dict[str, set[str]] = {
         *("acceleration", "bca_levels", "quantile_limits", "resample_cells", "tails"),
         *("task_bootstrap", "weighted_means"),
     },
-    "passk_lab._curve": {"curve_table"},
+    "passk_lab._curve_table": {"curve_table"},
     "passk_lab._curve_checks": {"group_ks"},
     "passk_lab._data.cells": {"Cells", "products"},
     "passk_lab._data.tally": {"as_tally"},

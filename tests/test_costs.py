@@ -38,11 +38,14 @@ CURVE_COLUMNS = [
     "p_pow_k_low",
     "p_pow_k_high",
     "betabinom_pow_k",
+    "betabinom_pow_k_low",
+    "betabinom_pow_k_high",
     "betabinom_fit_pvalue",
     "n_tasks",
     "n_tasks_excluded",
     "n_runs_excluded",
     "interval_method",
+    "predicted",
 ]
 
 

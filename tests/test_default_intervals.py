@@ -188,11 +188,21 @@ def test_tasks_dropping_out_between_k_values_warn_and_common_tasks_keeps_one_set
         pk.reliability_curve(counts, common_tasks="yes")
 
 
-def test_a_small_drop_between_k_values_does_not_warn():
-    n = np.r_[np.full(95, 5), np.full(5, 4)]  # k = 5 counts 95 of 100 tasks
-    counts = pd.DataFrame({"task": range(100), "n": n, "c": 3})
-    curve = pk.reliability_curve(counts)  # warnings are errors here
-    assert curve["n_tasks"].tolist() == [100] * 4 + [95]
+@pytest.mark.parametrize("short", [1, 5])
+def test_any_task_left_out_at_a_k_warns_with_the_count_left_out(short):
+    n = np.r_[np.full(100 - short, 3), np.full(short, 2)]  # tasks with 2 runs drop out at k = 3
+    counts = pd.DataFrame({"task": range(100), "n": n, "c": 2})
+    with pytest.warns(pk.TasksLeftOutWarning) as caught:
+        curve = pk.reliability_curve(counts)
+    (warning,) = [record.message for record in caught]
+    counted = int((n >= 3).sum())
+    assert (warning.k, warning.counted, warning.first, warning.left_out) == (3, counted, 100, short)
+    assert f"counts {counted} of the 100 tasks counted at k = 1 ({short} left out)" in str(warning)
+    assert curve["n_tasks"].tolist() == [int((n >= k).sum()) for k in (1, 2, 3)]
+    # the same tasks at every k, asked or in common: no warning (warnings are errors here)
+    assert pk.reliability_curve(counts, [1, 2])["n_tasks"].tolist() == [100, 100]
+    common = pk.reliability_curve(counts, common_tasks=True)
+    assert common["n_tasks"].tolist() == [counted] * 3
 
 
 # --- paired differences ---------------------------------------------------------------------

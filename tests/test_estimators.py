@@ -197,12 +197,87 @@ def test_predict_to_adds_the_predictions_past_the_observed_runs_without_a_warnin
     assert beyond[measured].isna().all().all()
     assert beyond["n_tasks"].eq(0).all()
     assert beyond["n_tasks_excluded"].eq(50).all()
+    assert longer["predicted"].tolist() == [False] * 4 + [True] * 8
     fit = pk.fit_betabinom(tau_bench_runs)
+    # the model's band past the runs is the fit's own bootstrap, from the curve's rng
+    band = fit.confidence_interval(range(5, 13), rng=0)
+    np.testing.assert_array_equal(beyond["betabinom_pow_k_low"], band.low)
+    np.testing.assert_array_equal(beyond["betabinom_pow_k_high"], band.high)
+    assert (beyond["betabinom_pow_k_low"] <= beyond["betabinom_pow_k"]).all()
+    assert (beyond["betabinom_pow_k"] <= beyond["betabinom_pow_k_high"]).all()
     np.testing.assert_allclose(longer["betabinom_pow_k"], fit.pow_k(range(1, 13)), rtol=1e-12)
     np.testing.assert_allclose(longer["p_pow_k"], 0.42 ** np.arange(1, 13), rtol=1e-12)
     for side in ("low", "high"):  # the band is the pass@1 interval to the power k
         pass_at_1 = longer.loc[0, f"pass_pow_k_{side}"]
         np.testing.assert_allclose(longer[f"p_pow_k_{side}"], pass_at_1 ** np.arange(1, 13))
+
+
+def test_each_groups_model_band_is_its_fits_bootstrap_on_its_predicted_rows_alone():
+    runs = pd.concat(
+        [
+            pk.simulate_coin(p=0.8, tasks=30, k=3, seed=1).assign(model="three"),
+            pk.simulate_coin(p=0.6, tasks=30, k=5, seed=2).assign(model="five"),
+        ]
+    )
+    curve = pk.reliability_curve(runs, by="model", n_resamples=300, rng=7, predict_to=7)
+    parts = dict(list(curve.groupby("model", sort=False)))
+    assert parts["three"]["predicted"].tolist() == [False] * 3 + [True] * 4
+    assert parts["five"]["predicted"].tolist() == [False] * 5 + [True] * 2
+    # both bands come from the curve's one generator, in the groups' order, with its resamples
+    generator = np.random.default_rng(7)
+    for name, k in (("three", 3), ("five", 5)):
+        part = parts[name]
+        fit = pk.fit_betabinom(runs[runs["model"] == name])
+        band = fit.confidence_interval(range(k + 1, 8), n_resamples=300, rng=generator)
+        beyond = part[part["predicted"]]
+        np.testing.assert_array_equal(beyond["betabinom_pow_k_low"], band.low)
+        np.testing.assert_array_equal(beyond["betabinom_pow_k_high"], band.high)
+        assert (
+            part.loc[~part["predicted"], ["betabinom_pow_k_low", "betabinom_pow_k_high"]]
+            .isna()
+            .all()
+            .all()
+        )
+
+
+def test_the_model_band_is_drawn_only_for_a_curve_with_rows_to_predict(monkeypatch):
+    drawn = []
+    bootstrap = pk.BetaBinomialFit.confidence_interval
+
+    def counted(fit, ks, **options):
+        drawn.append(list(ks))
+        return bootstrap(fit, ks, **options)
+
+    monkeypatch.setattr(pk.BetaBinomialFit, "confidence_interval", counted)
+    runs = pk.simulate_coin(p=0.7, tasks=20, k=4, seed=3)
+    plain = pk.reliability_curve(runs, rng=0)
+    assert drawn == []  # a curve of measured ks refits nothing
+    assert not plain["predicted"].any()
+    assert plain[["betabinom_pow_k_low", "betabinom_pow_k_high"]].isna().all().all()
+    pk.reliability_curve(runs, [2, 4], rng=0, predict_to=6)
+    assert drawn == [[5, 6]]
+    assert not pk.error_sensitivity(runs).empty  # no intervals, so no band either
+    assert drawn == [[5, 6]]
+
+
+def test_predictions_change_no_interval_even_a_bootstrapped_one():
+    runs = pk.simulate_coin(p=0.7, tasks=25, k=4, seed=4)
+    for method in ("auto", "percentile"):
+        options = {"method": method, "n_resamples": 200, "rng": 1}
+        measured = pk.reliability_curve(runs, **options)
+        longer = pk.reliability_curve(runs, **options, predict_to=9)
+        pd.testing.assert_frame_equal(longer.iloc[:4], measured)
+
+
+@pytest.mark.filterwarnings("ignore:k = .* counts:RuntimeWarning")
+def test_with_common_tasks_the_rows_past_the_common_k_are_the_models():
+    counts = pd.DataFrame({"task": range(4), "n": [5, 5, 3, 2], "c": [4, 3, 2, 1]})
+    curve = pk.reliability_curve(counts, [1, 3], rng=0, predict_to=6, common_tasks=True)
+    # the tasks with 3 runs or more count at k = 1 and 3; no k above 3 is measured
+    assert curve["k"].tolist() == [1, 3, 4, 5, 6]
+    assert curve["pass_pow_k"].notna().tolist() == [True, True, False, False, False]
+    assert curve["predicted"].tolist() == [False, False, True, True, True]
+    assert curve.loc[curve["predicted"], "betabinom_pow_k_low"].notna().all()
 
 
 @pytest.mark.filterwarnings("ignore:the intervals at k:RuntimeWarning")
@@ -486,11 +561,14 @@ def test_curve_columns_are_the_documented_contract():
         "p_pow_k_low",
         "p_pow_k_high",
         "betabinom_pow_k",
+        "betabinom_pow_k_low",
+        "betabinom_pow_k_high",
         "betabinom_fit_pvalue",
         "n_tasks",
         "n_tasks_excluded",
         "n_runs_excluded",
         "interval_method",
+        "predicted",
     ]
     grouped = pk.reliability_curve(
         pk.simulate_coin(p=0.8, tasks=5, k=2, seed=1).assign(model="m"), by="model", rng=0

@@ -22,12 +22,14 @@ Examples
 
 from passk_lab.plots._adaptive import adaptive_path
 from passk_lab.plots._costs import cost_reliability
-from passk_lab.plots._curves import comparison, decay_curve
+from passk_lab.plots._curves import comparison
+from passk_lab.plots._decay import decay_curve
 from passk_lab.plots._histogram import success_histogram
 from passk_lab.plots._leaderboard import leaderboard_forest, pairwise_heatmap
 from passk_lab.plots._runs import outcome_heatmap
 from passk_lab.plots._style import style
-from passk_lab.plots._sweeps import measured_vs_analytic, sweep_heatmap, sweep_lines
+from passk_lab.plots._sweep_heatmap import sweep_heatmap
+from passk_lab.plots._sweeps import measured_vs_analytic, sweep_lines
 
 __all__ = [
     "adaptive_path",

@@ -1,247 +1,42 @@
-"""Simulated sweeps over p and k: a value over the grid, one line per p, measured against true."""
+"""Simulated sweeps over p and k: one line per p, and measured against true.
+
+The map of a value over the grid is :mod:`passk_lab.plots._sweep_heatmap`'s;
+what the sweep plots share (the columns' labels, the colour of each p) is
+:mod:`passk_lab.plots._sweep_parts`'.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib import patheffects
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
-from matplotlib.cm import ScalarMappable
-from matplotlib.colors import ListedColormap, Normalize
-from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
-from matplotlib.path import Path
-from matplotlib.textpath import TextPath
 from matplotlib.transforms import ScaledTranslation
 
-from passk_lab._warnings import PasskDeprecationWarning, warn
-from passk_lab.plots._style import (
-    POW_K,
-    axes_of,
-    default_title,
-    integer_ticks,
-    literal,
-    require_table,
+from passk_lab.plots._curve_axes import k_axis
+from passk_lab.plots._style import axes_of, default_title, require_table
+from passk_lab.plots._sweep_parts import (
+    MOST_LINES,
+    P_LABEL,
+    TITLES,
+    current,
+    grid_of,
+    label_of,
+    p_colours,
 )
 
-__all__ = ["measured_vs_analytic", "sweep_heatmap", "sweep_lines"]
-
-_SWEEP_LABELS = {  # axis labels of the sweep columns
-    "true_pow_k": "$p^k$",
-    "pass_pow_k": f"mean measured {POW_K}",
-    "pass_at_1": "mean measured pass@1",
-}
-
-
-_TITLES = {  # a sweep plot's title by the column it draws; a column not named here has none
-    "true_pow_k": "$p^k$: the chance that all k runs of a task pass",
-    "pass_pow_k": "mean measured pass$^k$ of the simulated evaluations",
-    "pass_at_1": "mean measured pass@1 of the simulated evaluations",
-}
-
-_CONTOUR_SIZE = 11.0
-"""The size in points of a contour's label."""
-
-_LABEL_STEP = 2.0
-"""How far apart, in pixels, the places a contour's label may sit are tried along it."""
-
-_OUTLINE = "0.15"
-"""The dark grey around white lines and writing, so that they read on pale colours too."""
-
-_MOST_LINES = 10
-"""The most p a sweep's lines draw unless told which: more merge into one another."""
-
-_MOST_NAMED = 8
-"""The most p a legend names; past them, a colour bar gives each line's p."""
+__all__ = ["measured_vs_analytic", "sweep_lines"]
 
 _FEW_K = 5
 """The most k at which a sweep's lines mark each point: with one k a line alone is not seen."""
-
-_LINE_SPACING = 1.3
-"""The height a label takes, as a multiple of its size: the size and the gap to the next."""
-
-
-def _current(value: str) -> str:
-    """Return the sweep column `value` names: the truth's old name ``p_pow_k`` is ``true_pow_k``."""
-    if value != "p_pow_k":
-        return value
-    warn(
-        PasskDeprecationWarning(
-            "the sweep's true p ** k is the column true_pow_k (p_pow_k is the curve's estimate); "
-            "value='p_pow_k' goes in the next release",
-            keywords=("value",),
-        )
-    )
-    return "true_pow_k"
-
-
-def _grid(sweep: pd.DataFrame, value: str) -> pd.DataFrame:
-    frame = require_table(sweep, ["p", "k", value], "simulate_sweep")
-    return frame.pivot_table(index="p", columns="k", values=value, aggfunc="mean")
-
-
-def sweep_heatmap(
-    sweep: pd.DataFrame,
-    *,
-    value: str = "true_pow_k",
-    levels: Sequence[float] = (0.5, 0.9, 0.99),
-    ax: Axes | None = None,
-) -> Axes:
-    """Draw a value over the grid of p (up) and k (across), with contours at `levels`.
-
-    Parameters
-    ----------
-    sweep : DataFrame
-        What :func:`~passk_lab.simulate_sweep` returns, or any table with
-        ``p``, ``k`` and `value` columns; repeated cells are averaged.
-    value : str
-        The column to draw: ``"true_pow_k"`` (the truth) or ``"pass_pow_k"``
-        (the mean measured). The truth's old name ``"p_pow_k"`` works, with
-        a ``DeprecationWarning``, for one release.
-    levels : sequence of float
-        Contour lines, labelled with their value (``0.9``; the colour bar
-        names the quantity): the p a target pass^k demands at each k. White
-        with a dark outline, they read on every colour of the map.
-    ax : matplotlib Axes, optional
-        Where to draw; the current Axes by default.
-
-    Returns
-    -------
-    matplotlib Axes
-
-    Notes
-    -----
-    The title says what the colours are (for ``true_pow_k``,
-    ``pass_pow_k`` and ``pass_at_1``), unless `ax` has a title already; a
-    title set afterwards replaces it. A contour's label sits inside the
-    Axes where the other contours are at least a label's height away;
-    a contour with no such place (near p = 1 contours crowd together) is
-    drawn without one. Places are judged from the size of `ax` when this
-    is called.
-
-    Examples
-    --------
-    >>> import matplotlib.pyplot as plt
-    >>> import passk_lab as pk
-    >>> sweep = pk.simulate_sweep([0.8, 0.9, 0.99], range(1, 11), evaluations=10, rng=0)
-    >>> fig, ax = plt.subplots()
-    >>> ax = sweep_heatmap(sweep, ax=ax)
-    >>> ax.get_xlabel(), ax.get_ylabel()
-    ('k (runs per task)', 'p (chance a run passes)')
-    >>> ax.get_title()
-    '$p^k$: the chance that all k runs of a task pass'
-    >>> plt.close(fig)
-    """
-    value = _current(value)
-    grid = _grid(sweep, value)
-    ax = axes_of(ax)
-    ks, ps = grid.columns.to_numpy(), grid.index.to_numpy()
-    mesh = ax.pcolormesh(ks, ps, grid.to_numpy(), vmin=0, vmax=1, shading="nearest")
-    ax.figure.colorbar(mesh, ax=ax, label=_SWEEP_LABELS.get(value, literal(value)))
-    if len(ks) > 1 and len(ps) > 1 and levels:
-        outline: list[patheffects.AbstractPathEffect] = [
-            patheffects.withStroke(linewidth=3, foreground=_OUTLINE)
-        ]
-        lines = ax.contour(ks, ps, grid.to_numpy(), levels=sorted(levels), colors="white")
-        lines.set_path_effects(outline)
-        drawn = np.asarray(lines.levels, dtype=float)
-        placed = _label_places(ax, lines.get_paths(), [f"{level:g}" for level in drawn])
-        if placed:
-            for label in ax.clabel(
-                lines,
-                [float(drawn[index]) for index in placed],
-                fmt=lambda level: f"{level:g}",
-                fontsize=_CONTOUR_SIZE,
-                manual=[ax.transData.inverted().transform(place) for place in placed.values()],
-            ):
-                label.set_path_effects(outline)
-    ax.grid(False)
-    integer_ticks(ax)
-    ax.set_xlabel("k (runs per task)")
-    ax.set_ylabel("p (chance a run passes)")
-    if value in _TITLES:
-        default_title(ax, _TITLES[value])
-    return ax
-
-
-def _label_places(ax: Axes, paths: Sequence[Path], texts: Sequence[str]) -> dict[int, np.ndarray]:
-    """Return where to write each contour's label, in pixels, by the contour's index.
-
-    A place lies on its contour, far enough inside `ax` for the label and at least a
-    label's height from every other contour and a label's width from every other label;
-    of those, the middle one of those twice a label's height clear (or as clear as any).
-    A contour with no such place is left out.
-    """
-    pixels = ax.figure.dpi / 72
-    height = _CONTOUR_SIZE * _LINE_SPACING * pixels
-    box = ax.bbox
-    points = [
-        np.concatenate(
-            [_along(ax.transData.transform(piece)) for piece in path.to_polygons(closed_only=False)]
-            or [np.empty((0, 2))]
-        )
-        for path in paths
-    ]
-    chosen: dict[int, np.ndarray] = {}
-    for index, (text, here) in enumerate(zip(texts, points, strict=True)):
-        width = _text_width(text, _CONTOUR_SIZE) * pixels
-        reach = max(width, height) / 2 + pixels * 2
-        inside = (
-            (here[:, 0] >= box.x0 + reach)
-            & (here[:, 0] <= box.x1 - reach)
-            & (here[:, 1] >= box.y0 + reach)
-            & (here[:, 1] <= box.y1 - reach)
-        )
-        clearance = np.full(len(here), np.inf)
-        for other, there in enumerate(points):
-            if other != index and len(there):
-                clearance = np.minimum(clearance, _nearest(here, there))
-        for place in chosen.values():
-            inside &= np.hypot(*(here - place).T) >= width + height
-        fits = inside & (clearance >= height)
-        if fits.any():
-            # clear enough is enough: of the places twice a label's height clear, the middle one
-            roomy = np.flatnonzero(fits & (clearance >= min(2 * height, clearance[fits].max())))
-            chosen[index] = here[roomy[len(roomy) // 2]]
-    return chosen
-
-
-def _along(vertices: np.ndarray) -> np.ndarray:
-    """Return points every `_LABEL_STEP` pixels along the polyline through `vertices`."""
-    if len(vertices) < 2:
-        return np.asarray(vertices, dtype=float).reshape(-1, 2)
-    steps = np.hypot(*np.diff(vertices, axis=0).T)
-    travelled = np.r_[0.0, np.cumsum(steps)]
-    at = np.arange(0.0, travelled[-1] + _LABEL_STEP / 2, _LABEL_STEP)
-    return np.column_stack(
-        [np.interp(at, travelled, vertices[:, 0]), np.interp(at, travelled, vertices[:, 1])]
-    )
-
-
-def _nearest(here: np.ndarray, there: np.ndarray) -> np.ndarray:
-    """Return how far each point of `here` is from the nearest point of `there`."""
-    nearest = np.full(len(here), np.inf)
-    for start in range(0, len(there), 512):  # bounded memory: points x 512 at a time
-        block = there[start : start + 512]
-        distances = np.hypot(
-            here[:, None, 0] - block[None, :, 0], here[:, None, 1] - block[None, :, 1]
-        )
-        nearest = np.minimum(nearest, distances.min(axis=1))
-    return nearest
-
-
-def _text_width(text: str, size: float) -> float:
-    """Return how wide `text` is drawn at `size` points, in points."""
-    return float(TextPath((0, 0), text, prop=FontProperties(size=size)).get_extents().width)
-
-
-def _shades() -> ListedColormap:
-    """Return the colours of p: viridis without its pale yellow end, which fades into white."""
-    return ListedColormap(plt.get_cmap("viridis")(np.linspace(0, 0.85, 256)))
+_BAR_SHARE = 0.6
+"""The height of measured_vs_analytic's colour bar, as a share of the axes': its marks' key
+stands under it, clear of the title."""
+_KEY_GAP = 0.15
+"""The space between that colour bar and the key above it, in inches."""
 
 
 def _evenly(values: pd.Index, most: int) -> pd.Index:
@@ -249,33 +44,6 @@ def _evenly(values: pd.Index, most: int) -> pd.Index:
     if len(values) <= most:
         return values
     return values[np.unique(np.round(np.linspace(0, len(values) - 1, most)).astype(np.int64))]
-
-
-def _key_of_p(
-    ax: Axes,
-    lines: Sequence[Artist],
-    ps: pd.Index,
-    norm: Normalize,
-    label: str,
-    shades: ListedColormap,
-) -> None:
-    """Say which colour is which p: a legend of `lines` beside `ax` for a few, else a colour bar.
-
-    The colour bar marks each p when there are few enough for its ticks and the nearest two
-    are a tick label's height apart on it (judged from its size now); else it keeps its own
-    ticks.
-    """
-    if len(ps) <= _MOST_NAMED:
-        ax.legend(handles=lines, loc="upper left", bbox_to_anchor=(1.02, 1.0), markerscale=2)
-        return
-    bar = ax.figure.colorbar(ScalarMappable(norm=norm, cmap=shades), ax=ax, label=label)
-    values = np.sort(ps.to_numpy(dtype=float))
-    if len(values) > _MOST_LINES or values[-1] == values[0]:
-        return
-    size = float(FontProperties(size=plt.rcParams["ytick.labelsize"]).get_size_in_points())
-    points_per_p = bar.ax.bbox.height * 72 / ax.figure.dpi / (values[-1] - values[0])
-    if np.diff(values).min() * points_per_p >= size * _LINE_SPACING:
-        bar.set_ticks(values.tolist(), labels=[f"{p:g}" for p in values])
 
 
 def sweep_lines(
@@ -310,12 +78,14 @@ def sweep_lines(
 
     Notes
     -----
-    The colour of a line goes with its p. Up to eight lines, a legend beside
-    the Axes names them; past eight, a colour bar gives p, with a tick at
+    The colour of a line goes with its p. Up to seven lines take the
+    palette's hues in order of p, named by a legend beside the Axes; past
+    seven, a map of p colours them and a colour bar gives p, with a tick at
     each line's p when there are at most ten and they are a tick label
     apart. Up to five k, each point is marked as well (a single k is a
-    point per p) and each k gets a tick. The title says what the lines
-    are, as :func:`sweep_heatmap`'s does.
+    point per p). Every k gets a labelled tick, k = 1 included, as far as
+    their labels fit. The title says what the lines are, as
+    :func:`~passk_lab.plots.sweep_heatmap`'s does.
 
     Examples
     --------
@@ -340,33 +110,29 @@ def sweep_lines(
     10
     >>> plt.close(fig)
     """
-    value = _current(value)
-    grid = _grid(sweep, value)
-    label = "p (chance a run passes)"
+    value = current(value)
+    grid = grid_of(sweep, value)
+    label = P_LABEL
     if ps is not None:
         grid = grid.iloc[_positions_of(ps, grid.index)]
-    elif len(grid) > _MOST_LINES:
-        label += f", {_MOST_LINES} of the sweep's {len(grid)}"
-        grid = grid.loc[_evenly(grid.index, _MOST_LINES)]
+    elif len(grid) > MOST_LINES:
+        label += f", {MOST_LINES} of the sweep's {len(grid)}"
+        grid = grid.loc[_evenly(grid.index, MOST_LINES)]
     ax = axes_of(ax)
-    shades = _shades()
-    norm = Normalize(float(grid.index.min()), float(grid.index.max()))
-    ks = grid.columns.to_numpy()
+    colours = p_colours(grid.index.to_numpy(dtype=float))
+    ks = grid.columns.to_numpy(dtype=float)
     few = len(ks) <= _FEW_K
     lines = [
-        ax.plot(ks, values, "o-" if few else "-", color=shades(norm(p)), label=f"p = {p:g}")[0]
+        ax.plot(ks, values, "o-" if few else "-", color=colours.of(p), label=f"p = {p:g}")[0]
         for p, values in zip(grid.index.to_numpy(dtype=float), grid.to_numpy(), strict=True)
     ]
-    _key_of_p(ax, lines, grid.index, norm, label, shades)
-    if few:
-        ax.set_xticks(ks)
-    else:
-        integer_ticks(ax)
+    colours.key(ax, lines, label)
+    k_axis(ax, ks)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("k (runs per task)")
-    ax.set_ylabel(_SWEEP_LABELS.get(value, literal(value)))
-    if value in _TITLES:
-        default_title(ax, _TITLES[value])
+    ax.set_ylabel(label_of(value))
+    if value in TITLES:
+        default_title(ax, TITLES[value])
     return ax
 
 
@@ -417,13 +183,14 @@ def measured_vs_analytic(
     middle `coverage` of the evaluations (which need not contain the mean
     when passing all k runs is rare). Points on the diagonal mean the
     measure is unbiased; the bars show how far one evaluation can land.
-    Each p has its colour, points and bars alike: a legend beside the Axes
-    names up to eight, followed by what the marks are; past eight a colour
-    bar gives p, and the key of the marks sits below the Axes. No key lies
-    on the data; a layout engine (:func:`~passk_lab.plots.style` turns on matplotlib's
-    constrained layout) makes room for the keys, and a figure with no
-    layout engine keeps them when saved with ``bbox_inches="tight"``. The
-    title says what is drawn, unless `ax` has a title already.
+    Each p has its colour, points and bars alike, as in
+    :func:`~passk_lab.plots.sweep_lines`: a legend beside the Axes names up
+    to seven p, followed by what the marks are; past seven a colour bar gives
+    p, and the key of the marks stands under it. No key lies on the data; a
+    layout engine (:func:`~passk_lab.plots.style` turns on matplotlib's
+    constrained layout) makes room for the keys, and a figure with no layout
+    engine keeps them when saved with ``bbox_inches="tight"``. The title says
+    what is drawn, unless `ax` has a title already.
 
     Examples
     --------
@@ -451,9 +218,7 @@ def measured_vs_analytic(
         }
     ).reset_index()
     evaluations = int(measured.size().min())
-    ps = pd.Index(drawn["p"].unique())
-    shades = _shades()
-    norm = Normalize(float(ps.min()), float(ps.max()))
+    colours = p_colours(drawn["p"].unique())
     ax = axes_of(ax)
     (diagonal,) = ax.plot([0, 1], [0, 1], color="0.5", lw=1, label="measured = true")
     # a range, not error bars around the mean: with rare passes the mean can lie above it
@@ -461,15 +226,16 @@ def measured_vs_analytic(
         drawn["truth"],
         drawn["low"],
         drawn["high"],
-        colors=shades(norm(drawn["p"].to_numpy())),
+        colors=[colours.of(p) for p in drawn["p"].to_numpy(dtype=float)],
         lw=0.8,
         alpha=0.8,
     )
     points = []
-    for p in ps.to_numpy(dtype=float):
-        rows = drawn[drawn["p"] == p]
-        color = shades(norm(p))
-        (point,) = ax.plot(rows["truth"], rows["mean"], "o", ms=3, color=color, label=f"p = {p:g}")
+    for p in colours.ps:
+        rows = drawn[np.isclose(drawn["p"], p)]
+        (point,) = ax.plot(
+            rows["truth"], rows["mean"], "o", ms=3, color=colours.of(p), label=f"p = {p:g}"
+        )
         points.append(point)
     ax.set_xlim(0, 1.02)
     ax.set_ylim(0, 1.02)
@@ -485,25 +251,16 @@ def measured_vs_analytic(
             [], [], color="0.3", ls="", marker="|", ms=5, label=f"middle {coverage:.0%} of them"
         ),
     ]
-    if len(ps) <= _MOST_NAMED:
-        _key_of_p(ax, [*points, *marks], ps, norm, "", shades)
-    else:
-        _key_of_p(ax, points, ps, norm, "p (chance a run passes)", shades)
-        ax.legend(
+    handles = [*points, *marks] if colours.named else points
+    bar = colours.key(ax, handles, markerscale=2, shrink=_BAR_SHARE)
+    if bar is not None:  # the marks' key right of the axes too, under the shortened colour bar
+        bar.ax.legend(
             handles=marks,
-            loc="upper center",
-            bbox_to_anchor=(0.5, 0.0),
-            bbox_transform=ax.transAxes
-            + ScaledTranslation(0, -_below_axis(ax) / 72, ax.figure.dpi_scale_trans),
+            loc="upper left",
+            bbox_to_anchor=(0.0, 0.0),
+            bbox_transform=bar.ax.transAxes
+            + ScaledTranslation(0.0, -_KEY_GAP, ax.figure.dpi_scale_trans),
+            borderaxespad=0.0,
         )
     default_title(ax, "measured pass$^k$ vs true $p^k$")
     return ax
-
-
-def _below_axis(ax: Axes) -> float:
-    """Return how far below `ax`, in points, its x tick labels and x label reach (about)."""
-    size = FontProperties(size=plt.rcParams["xtick.labelsize"]).get_size_in_points()
-    label = FontProperties(size=plt.rcParams["axes.labelsize"]).get_size_in_points()
-    ticks = float(plt.rcParams["xtick.major.size"]) + float(plt.rcParams["xtick.major.pad"])
-    # the x label of a power (p^k) stands taller than a line of plain text
-    return ticks + size * _LINE_SPACING + float(plt.rcParams["axes.labelpad"]) + 1.6 * label

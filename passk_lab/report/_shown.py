@@ -29,8 +29,11 @@ __all__ = [
     "two_levels",
 ]
 
-PREDICTIONS = ["p_pow_k", "p_pow_k_low", "p_pow_k_high", "betabinom_pow_k"]
-"""The curve's predictions, in its predictions table."""
+PREDICTIONS = [
+    *("p_pow_k", "p_pow_k_low", "p_pow_k_high"),
+    *("betabinom_pow_k", "betabinom_pow_k_low", "betabinom_pow_k_high", "predicted"),
+]
+"""The curve's predictions, in its predictions table, and whether a row is the models' alone."""
 _FIT_SHOWN = ["mean", "icc", "alpha", "beta", "fitted_model"]
 """The fit's columns on the page; with groups, its tasks and runs are in the coverage table."""
 _FIT_TESTS = ["lr_pvalue", "gof_pvalue"]
@@ -108,12 +111,20 @@ def curve_tables(measured: pd.DataFrame, curve: pd.DataFrame, by: list[str]) -> 
             "it; curve.csv names it."
         )
     predicted = labelled(curve[[*by, "k", *PREDICTIONS]].reset_index(drop=True))
+    model_based = LABELS["predicted"]
+    predicted[model_based] = ["yes" if past else "" for past in curve["predicted"]]
     last = int(measured["k"].max()) if len(measured) else 0
     beyond = (
         f" Both go past the ks measured, to k = {int(curve['k'].max()):,}."
         if curve["k"].max() > last
         else ""
     )
+    if curve["predicted"].any():
+        beyond += (
+            f" A row marked {model_based} is past every task's runs, so no run measured it: "
+            "there the beta-binomial prediction has its interval, from a bootstrap of the "
+            "tasks that refits the model on each resample."
+        )
     said = (
         "(pass@1)<sup>k</sup> is what pass<sup>k</sup> would be if every run of every task "
         "passed independently with one chance; the beta-binomial prediction lets tasks differ "
