@@ -6,7 +6,6 @@ import os
 import re
 import subprocess
 import sys
-import warnings
 from collections import Counter
 from datetime import UTC, datetime
 from html.parser import HTMLParser
@@ -519,8 +518,8 @@ def test_report_from_a_tally_or_a_dask_frame_has_the_tables_of_the_runs(
     if errors == "fail":
         expected = tables_of(grouped.out)
     else:
-        with pytest.warns(pk.TasksLeftOutWarning):  # a task of gpt-4o has fewer runs left
-            written = pk.report.write_report(runs, tmp_path / "runs", errors=errors, **OPTIONS)
+        # a task of gpt-4o has fewer runs left: the page says so, and nothing warns
+        written = pk.report.write_report(runs, tmp_path / "runs", errors=errors, **OPTIONS)
         expected = tables_of(tmp_path / "runs")
         heatmaps = [path.name for path in written if path.stem.startswith("outcome_heatmap")]
         assert len(heatmaps) == 4  # two groups, PNG and SVG
@@ -539,11 +538,7 @@ def test_report_from_a_tally_or_a_dask_frame_has_the_tables_of_the_runs(
         "dask": dd.from_pandas(runs, npartitions=3),
     }
     for name in given:
-        with warnings.catch_warnings():  # left out as the runs table's report says
-            warnings.simplefilter("ignore", pk.TasksLeftOutWarning)
-            written = pk.report.write_report(
-                inputs[name], tmp_path / name, errors=errors, **OPTIONS
-            )
+        written = pk.report.write_report(inputs[name], tmp_path / name, errors=errors, **OPTIONS)
         for table, frame in tables_of(tmp_path / name).items():
             pd.testing.assert_frame_equal(frame, expected[table], check_exact=True)
         assert not any(path.stem.startswith("outcome_heatmap") for path in written)
@@ -718,10 +713,9 @@ def test_no_table_header_on_the_page_is_a_raw_column_name(grouped, tau_report, c
 def test_the_curve_table_marks_a_bootstrap_that_gave_way_and_counts_tasks_of_the_group(tmp_path):
     runs = mixed_runs()
     tally = pk.tally(runs[runs["model"] != "coin-b"], by="model", errors="exclude")
-    with pytest.warns(pk.TasksLeftOutWarning, match="model='gpt-4o'"):
-        pk.report.write_report(
-            tally, tmp_path, by="model", errors="exclude", method="percentile", n_resamples=200
-        )
+    pk.report.write_report(  # a task left out at a k is said on the page, not warned
+        tally, tmp_path, by="model", errors="exclude", method="percentile", n_resamples=200
+    )
     curve = pd.read_csv(tmp_path / "curve.csv", comment="#")
     page = Page((tmp_path / "report.html").read_text())
     header, rows = page.table("curve")
@@ -735,6 +729,11 @@ def test_the_curve_table_marks_a_bootstrap_that_gave_way_and_counts_tasks_of_the
     assert any(text.startswith("* The bootstrap interval") for text in page.paragraphs)
     left_out = curve["n_tasks_excluded"]
     assert left_out.any()  # a task of gpt-4o has fewer counted runs than k
+    first = int(curve.loc[left_out > 0, "k"].min())
+    assert any(
+        text.startswith(f"From k = {first} on, a task with fewer than k runs is left out")
+        for text in page.paragraphs
+    )
     tasks = [f"{n} of {n + out}" for n, out in zip(curve["n_tasks"], left_out, strict=True)]
     assert [row[-2] for row in rows] == tasks
 
@@ -827,10 +826,7 @@ def test_the_old_k_keyword_still_works_for_one_release(tmp_path, no_figures):
 
 def test_each_report_table_carries_its_own_metadata(tmp_path):
     runs = pk.io.read_tau_bench(TAU_BENCH / "gpt-4o-airline.json")
-    with pytest.warns(pk.TasksLeftOutWarning):  # the errored runs left out
-        pk.report.write_report(
-            runs, tmp_path, errors="exclude", n_resamples=200, method="percentile"
-        )
+    pk.report.write_report(runs, tmp_path, errors="exclude", n_resamples=200, method="percentile")
 
     def header(name):
         lines = (tmp_path / f"{name}.csv").read_text().splitlines()

@@ -23,7 +23,7 @@ from passk_lab._choices import ErrorPolicy, IntervalMethod
 from passk_lab._data.costs import task_costs
 from passk_lab._labels import interval_label, label
 from passk_lab._numbers import level_text
-from passk_lab._warnings import NoEstimateWarning
+from passk_lab._warnings import NoEstimateWarning, TasksLeftOutWarning
 from passk_lab.estimators import error_sensitivity, reliability_curve
 from passk_lab.heterogeneity import fit_betabinom, success_counts
 from passk_lab.report._board import Board, board_section
@@ -178,8 +178,9 @@ def _statistics(
     by = options.by
     summary = given.summary
     counted = summary.to_frame()
-    with warnings.catch_warnings():  # the ks past a group's runs are its predictions
+    with warnings.catch_warnings():  # the ks past a group's runs are its predictions,
         warnings.simplefilter("ignore", NoEstimateWarning)
+        warnings.simplefilter("ignore", TasksLeftOutWarning)  # and the curve's table says it
         curve = reliability_curve(
             summary,
             [*options.asked, *options.predicted],

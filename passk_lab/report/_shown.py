@@ -89,15 +89,21 @@ def curve_tables(measured: pd.DataFrame, curve: pd.DataFrame, by: list[str]) -> 
     columns += ["pass_at_k", "pass_at_k_low", "pass_at_k_high", "n_tasks"]
     shown = labelled(measured[columns].reset_index(drop=True))
     tasks, left_out = measured["n_tasks"].to_numpy(), measured["n_tasks_excluded"].to_numpy()
+    notes = []
     if left_out.any():  # the tasks a k counts, of those the group has
         shown[LABELS["n_tasks"]] = [
             f"{n} of {n + out}" for n, out in zip(tasks, left_out, strict=True)
         ]
+        first, top = measured.loc[left_out > 0, "k"].min(), measured["k"].min()
+        notes.append(
+            f"From k = {int(first):,} on, a task with fewer than k runs is left out of that k "
+            f"(the tasks column says how many each k counts), so those rows describe fewer "
+            f"tasks than k = {int(top):,}."
+        )
     methods = [str(name).partition(" (") for name in measured["interval_method"]]
     used = list(dict.fromkeys(method for method, _, _ in methods))
     codes = {method: chr(ord("a") + index) for index, method in enumerate(used)}
     gave_way = any(rest for _, _, rest in methods)
-    notes = []
     if len(used) > 1 or gave_way:  # a short mark per row, its method said once below
         shown["interval"] = [f"{codes[method]}{'*' if rest else ''}" for method, _, rest in methods]
         legend = "; ".join(f"{codes[method]}: {interval_name(method)}" for method in used)
@@ -112,7 +118,6 @@ def curve_tables(measured: pd.DataFrame, curve: pd.DataFrame, by: list[str]) -> 
         )
     predicted = labelled(curve[[*by, "k", *PREDICTIONS]].reset_index(drop=True))
     model_based = LABELS["predicted"]
-    predicted[model_based] = ["yes" if past else "" for past in curve["predicted"]]
     last = int(measured["k"].max()) if len(measured) else 0
     beyond = (
         f" Both go past the ks measured, to k = {int(curve['k'].max()):,}."

@@ -62,7 +62,8 @@ def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
         keeps two significant digits, so that a small one keeps its size, and
         is empty where there is none (NaN). A
         pairwise table's agents ``a`` and ``b`` become ``agent A`` and
-        ``agent B``, beside their values ``A`` and ``B``.
+        ``agent B``, beside their values ``A`` and ``B``. A curve's
+        ``predicted`` is ``"yes"`` where the row is the models' alone, else empty.
     digits : int
         Decimals of the interval ends.
 
@@ -133,6 +134,8 @@ def labelled(frame: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
             continue
         if name == "metric":
             column = column.map(lambda value: LABELS.get(value, value))
+        if name == "predicted":  # a flag a reader looks for: "yes" where it is set
+            column = column.map(lambda value: "yes" if value else "").astype("str")
         if name.endswith(P_VALUES):  # small p-values keep their size: 2.8e-09, not 0.000
             column = column.map(lambda value: p_value_text(float(value)))
             column = column.astype("str")
