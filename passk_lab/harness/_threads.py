@@ -115,6 +115,13 @@ class Threads:
             _settle(future, value, error)
 
 
+_WAKE = 0.1
+"""Seconds between the checks for Ctrl-C of a thread that waits for a loop in another thread.
+
+A thread blocked on a lock can miss a signal that arrives just before it blocks: it would
+wait for the whole evaluation. Waking this often runs the signal's handler soon after."""
+
+
 def run_in_loop(main: Callable[[], Awaitable[T]]) -> T:
     """Return what ``main()`` gives, run on a new event loop; in a worker thread if one runs here.
 
@@ -139,6 +146,8 @@ def run_in_loop(main: Callable[[], Awaitable[T]]) -> T:
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="passk_lab") as pool:
         future = pool.submit(asyncio.run, tracked())
         try:
+            while not concurrent.futures.wait([future], timeout=_WAKE).done:
+                pass  # a wait that wakes, so that no Ctrl-C is missed
             return future.result()
         except KeyboardInterrupt:  # Ctrl-C reaches this thread, not the loop's
             for loop, task in running:
