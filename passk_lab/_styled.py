@@ -97,7 +97,7 @@ def styled(table: pd.DataFrame, *, digits: int = 3, escape: Escape = "html") -> 
     >>> print("\n".join(latex.splitlines()[:4]))
     \begin{table}
     \caption{95\% confidence intervals}
-    \begin{tabular}{rrlrlrlrllrrrlr}
+    \begin{tabular}{rrlrlrlrllrrrll}
     \toprule
     >>> r"pass$^k$ 95\% CI" in latex, " 0.45 " in latex, " {[}0.29, 0.62] " in latex
     (True, True, True)
