@@ -121,12 +121,13 @@ def test_the_decay_curve_says_where_its_lines_stop_being_measured(mixed, grouped
     each = "; ".join(f"model {model}: k = {runs}" for model, runs in most.items())
     caption = said(section(grouped, "decay_curve"))
     assert (
-        f"Past the most runs of a group's task ({each}), that group's lines are model-based "
-        "predictions alone: no run measured them."
+        f"Past the most runs of a group's task ({each}), no run of that group measured "
+        "anything: there the beta-binomial, which lets tasks differ in difficulty, predicts "
+        "passk with its band"
     ) in caption
     coin = pk.simulate_coin(p=0.85, tasks=40, k=5, seed=42)
     text = said(section(page_of(coin, tmp_path / "one"), "decay_curve"))
-    assert "Past k = 5, the most runs a task has, the lines are model-based predictions" in text
+    assert "Past k = 5, the most runs a task has, no run measured anything" in text
     # predictions that stop at the runs go past nothing
     text = said(section(page_of(coin, tmp_path / "two", ks=[1, 5]), "decay_curve"))
     assert "Past k" not in text
@@ -142,14 +143,13 @@ def test_the_histogram_names_its_symbols_in_words_with_their_numbers(tmp_path):
     assert f"{pooled:.3f}" != f"{rate:.3f}"  # tasks of 3 runs beside tasks of 4
     caption = said(section(text, "success_counts"))
     assert (
-        f"every run passing at the pass rate p\N{COMBINING CIRCUMFLEX ACCENT} = {pooled:.3f}, "
-        f"the share of all runs that passed; pass@1, {rate:.3f}, averages each task's share "
-        "instead, and the two differ because tasks have different numbers of runs."
+        f"every run passing at one rate, the share of all runs that passed ({pooled:.3f}); "
+        f"pass@1, {rate:.3f}, averages each task's share instead, and the two differ because "
+        "tasks have different numbers of runs."
     ) in caption
     icc = pk.fit_betabinom(runs, errors="exclude").icc
     assert (
-        f"its \N{GREEK SMALL LETTER RHO}\N{COMBINING CIRCUMFLEX ACCENT} (the Greek rho, "
-        f"{icc:.2f} here) is not a pass rate but the run-to-run correlation"
+        f"its run-to-run correlation \N{GREEK SMALL LETTER RHO} ({icc:.2f} here) is not a pass rate"
     ) in caption
 
 
@@ -167,7 +167,9 @@ def test_the_fits_columns_are_said_in_words_and_its_mean_set_beside_pass_at_1(tm
         *("tasks alike p", "fit p"),
     ]
     assert f"Here {fit.mean:.3f} against pass@1 {rate:.3f}." in said(terms)
-    assert "The run-to-run correlation of a task's runs" in said(terms)
+    assert "The run-to-run correlation \N{GREEK SMALL LETTER RHO} of the histograms' keys" in said(
+        terms
+    )
 
 
 def errored_to_nothing():
@@ -288,3 +290,59 @@ def test_a_cost_where_no_task_passed_or_nothing_was_paid_is_said_in_words(tmp_pa
     # the file keeps the number: a program reads the division by zero as it is
     table = pd.read_csv(tmp_path / "costs.csv", comment="#")
     assert math.isinf(table.loc[table["k"] == 3, "cost_usd_per_pass_pow_k"].item())
+
+
+def test_the_predictions_tables_hold_no_column_their_headings_leave_empty(tmp_path):
+    coin = pk.simulate_coin(p=0.85, tasks=40, k=5, seed=42)
+    text = section(page_of(coin, tmp_path / "coin", predict_to=8), "predictions")
+    within, beyond = re.findall(r"<table>.*?</table>", text, flags=re.S)
+    headers = [
+        said(" ".join(re.findall(r"<th[^>]*>(.*?)</th>", table))) for table in (within, beyond)
+    ]
+    # at the ks measured the model has no band and nothing is model-based: neither column
+    assert "model-based" not in headers[0]
+    assert headers[0].count("95% CI") == 1  # (pass@1)^k's alone
+    # past the runs every row is the model's, as the heading says: its band, no flag column
+    assert "model-based" not in headers[1]
+    assert headers[1].count("95% CI") == 2
+    curve = pk.reliability_curve(coin, predict_to=8, n_resamples=200, rng=0)
+    rows = body_rows(beyond)
+    assert [int(row[0]) for row in rows] == curve.loc[curve["predicted"], "k"].tolist()
+    assert all(row[-1].startswith("[") for row in rows)  # every band given
+    # and no note blames a blank (pass@1)^k interval that is not there
+    assert "is blank where fewer than 2 tasks count" not in said(text)
+
+
+def test_the_cost_section_draws_each_agents_pass_k_against_its_cost(tmp_path, monkeypatch):
+    from passk_lab import plots
+
+    drawn = []
+
+    def cost_reliability(curve, k, *, ax, **options):
+        drawn.append((curve, k, options))
+        return draw(curve, k, ax=ax, **options)  # and the plot takes the table
+
+    draw = plots.cost_reliability
+    monkeypatch.setattr(plots, "cost_reliability", cost_reliability)
+    runs = pd.concat(
+        [
+            pk.simulate_coin(p=p, tasks=20, k=3, seed=seed).assign(model=name, cost_usd=price)
+            for name, p, seed, price in [("a", 0.9, 1, 0.5), ("b", 0.7, 2, 0.1)]
+        ],
+        ignore_index=True,
+    )
+    text = page_of(runs, tmp_path / "two", by="model")
+    costs = section(text, "costs")
+    assert "pass<sup>k</sup> at k = 3 against what a task&#x27;s 3 runs cost (usd)" in costs
+    assert costs.count('<figure class="plot">') == 1
+    assert drawn  # the page's and the files' drawings, all of the same table
+    curve, k, options = drawn[0]
+    assert (k, options) == (3, {"cost": "cost_usd"})
+    measured = pk.reliability_curve(runs, [1, 2, 3], by="model", n_resamples=200, rng=0)
+    at_3 = curve[curve["k"] == 3].set_index("model")
+    expected = measured[measured["k"] == 3].set_index("model")
+    pd.testing.assert_series_equal(at_3["pass_pow_k_low"], expected["pass_pow_k_low"])
+    np.testing.assert_allclose(at_3.loc[["a", "b"], "cost_usd"], [3 * 0.5, 3 * 0.1], rtol=1e-12)
+    # one agent is one point, which its table says: no figure
+    alone = section(page_of(runs[runs["model"] == "a"], tmp_path / "one", by="model"), "costs")
+    assert '<figure class="plot">' not in alone

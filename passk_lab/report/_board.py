@@ -255,7 +255,7 @@ def _figures(board: pd.DataFrame, pairs: pd.DataFrame) -> tuple[Figure, ...]:
             "pairwise_heatmap",
             f"Every pair's difference in {metric} at k = {k}",
             partial(plots.pairwise_heatmap, pairs, board.attrs["metric"]),
-            (6.4, 2.2 + 0.3 * agents),
+            (min(6.4, 2.6 + 0.5 * agents), 1.3 + 0.4 * agents),  # a cell per pair, not a wall
         ),
     )
 

@@ -20,11 +20,9 @@ from passk_lab._labels import LABELS
 from passk_lab._numbers import level_text
 from passk_lab.report._prose import listed, num
 
-__all__ = ["P_HAT", "RHO_HAT", "decay_caption", "histogram_caption", "pairs_caption"]
+__all__ = ["RHO", "decay_caption", "histogram_caption", "pairs_caption"]
 
-P_HAT = "p\N{COMBINING CIRCUMFLEX ACCENT}"
-"""The binomial's pass rate as the figures' keys write it."""
-RHO_HAT = "\N{GREEK SMALL LETTER RHO}\N{COMBINING CIRCUMFLEX ACCENT}"
+RHO = "\N{GREEK SMALL LETTER RHO}"
 """The beta-binomial's run-to-run correlation as the figures' keys write it."""
 _POW_K = "pass<sup>k</sup>"
 
@@ -52,47 +50,64 @@ def decay_caption(measured: list[int], last: int, most: dict[str, int]) -> str:
     --------
     >>> import textwrap
     >>> print(textwrap.fill(decay_caption([1, 2, 3], 10, {"": 3}), 90))
-    Points: pass<sup>k</sup> measured at k = 1 to 3, each with its interval as a bar. Lines,
-    and any band about them: what two models of the runs predict, not measurements.
-    p̂<sup>k</sup> = (pass@1)<sup>k</sup> is pass<sup>k</sup> if every run of every task
-    passed independently at one pass rate, p̂ = pass@1; the beta-binomial lets tasks differ in
-    difficulty. Past k = 3, the most runs a task has, the lines are model-based predictions
-    alone: no run measured them.
+    Points: pass<sup>k</sup> measured at k = 1 to 3, each with its interval as a bar. The
+    dashed line, (pass@1)<sup>k</sup>, is what pass<sup>k</sup> would be if every run of every
+    task passed independently at one rate: a model, not a measurement. Past k = 3, the most
+    runs a task has, no run measured anything: there the beta-binomial, which lets tasks
+    differ in difficulty, predicts pass<sup>k</sup> with its band (where tasks look alike, its
+    line is the dashed one).
     """
     said = (
         f"Points: {_POW_K} measured at k = {_ks(measured)}, each with its interval as a bar. "
-        "Lines, and any band about them: what two models of the runs predict, not "
-        f"measurements. {P_HAT}<sup>k</sup> = (pass@1)<sup>k</sup> is {_POW_K} if every run "
-        f"of every task passed independently at one pass rate, {P_HAT} = pass@1; the "
-        "beta-binomial lets tasks differ in difficulty."
+        f"The dashed line, (pass@1)<sup>k</sup>, is what {_POW_K} would be if every run of "
+        "every task passed independently at one rate: a model, not a measurement."
     )
     ends = set(most.values())
     if last <= max(ends, default=0):
         return said
+    model = (
+        f"the beta-binomial, which lets tasks differ in difficulty, predicts {_POW_K} with its "
+        "band (where tasks look alike, its line is the dashed one)."
+    )
     if len(ends) == 1:
         (end,) = ends
         return (
-            f"{said} Past k = {end}, the most runs a task has, the lines are model-based "
-            "predictions alone: no run measured them."
+            f"{said} Past k = {end}, the most runs a task has, no run measured anything: "
+            f"there {model}"
         )
     each = "; ".join(f"{html.escape(name)}: k = {end}" for name, end in most.items())
     return (
-        f"{said} Past the most runs of a group's task ({each}), that group's lines are "
-        "model-based predictions alone: no run measured them."
+        f"{said} Past the most runs of a group's task ({each}), no run of that group measured "
+        f"anything: there {model}"
     )
 
 
 def histogram_caption(counts: pd.DataFrame, pass_at_1: float) -> str:
-    """Return a success histogram's caption: its bars, and its key's p-hat and rho-hat in words.
+    """Return a success histogram's caption: its bars and lines, and what its key's rates are.
 
     `counts` is :func:`~passk_lab.success_counts`' table of one group, whose
-    ``attrs`` hold the fit; `pass_at_1` is the group's pass@1, which p-hat equals
-    when every task has as many runs, and is set beside it when they differ.
+    ``attrs`` hold the fit; `pass_at_1` is the group's pass@1, which the
+    binomial's rate equals when every task has as many runs, and is set beside
+    it when they differ.
+
+    Examples
+    --------
+    >>> import textwrap
+    >>> import passk_lab as pk
+    >>> runs = pk.simulate_coin(seed=42)
+    >>> caption = histogram_caption(pk.success_counts(runs), 0.86)
+    >>> print(textwrap.fill(caption.replace(RHO, "rho"), 90))
+    Bars: the tasks that passed 0, 1, …, 5 of their runs. The binomial line is what tasks alike
+    would give, every run passing at one rate, the share of all runs that passed (0.860). The
+    beta-binomial fit gives each task a pass rate of its own; its run-to-run correlation rho
+    (0.00 here) is not a pass rate: 0 when a task's runs pass independently of each other, 1
+    when each task always passes or always fails. More tasks at both ends than the binomial
+    expects mean that tasks differ.
     """
     attrs = counts.attrs
     runs = int(counts["successes"].max()) if len(counts) else 0
     pooled = float(attrs.get("binomial_mean", np.nan))
-    rate = f"{P_HAT} = {num(pooled, '.3f')}, the share of all runs that passed"
+    rate = f"the share of all runs that passed ({num(pooled, '.3f')})"
     if np.isfinite(pooled) and num(pooled, ".3f") != num(pass_at_1, ".3f"):
         rate += (
             f"; pass@1, {num(pass_at_1, '.3f')}, averages each task's share instead, and the two "
@@ -100,19 +115,18 @@ def histogram_caption(counts: pd.DataFrame, pass_at_1: float) -> str:
         )
     said = (
         f"Bars: the tasks that passed 0, 1, \N{HORIZONTAL ELLIPSIS}, {runs} of their runs. "
-        f"The binomial is what tasks alike would give, every run passing at the pass "
-        f"rate {rate}."
+        f"The binomial line is what tasks alike would give, every run passing at one rate, "
+        f"{rate}."
     )
     icc = float(attrs.get("icc", np.nan))
     if np.isnan(icc):
         return f"{said} No beta-binomial is fitted: these runs cannot tell whether tasks differ."
     rest = " of the tasks outside the point masses" if attrs.get("model") == "inflated" else ""
     return (
-        f"{said} The beta-binomial fit lets tasks differ; its {RHO_HAT} (the Greek rho, "
-        f"{num(icc, '.2f')} here) is not a pass rate but the run-to-run correlation{rest} (the "
-        "fit table's ICC): 0 when a task's runs pass independently of each other, 1 when each task "
-        "always passes or always fails. More tasks at both ends than the binomial expects "
-        "mean that tasks differ."
+        f"{said} The beta-binomial fit gives each task a pass rate of its own; its run-to-run "
+        f"correlation{rest} {RHO} ({num(icc, '.2f')} here) is not a pass rate: 0 when a task's "
+        "runs pass independently of each other, 1 when each task always passes or always fails. "
+        "More tasks at both ends than the binomial expects mean that tasks differ."
     )
 
 

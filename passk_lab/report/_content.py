@@ -21,14 +21,14 @@ import pandas as pd
 
 from passk_lab._choices import ErrorPolicy, IntervalMethod
 from passk_lab._data.costs import task_costs
-from passk_lab._labels import interval_label, label
+from passk_lab._labels import LABELS, interval_label, label
 from passk_lab._numbers import level_text
 from passk_lab._warnings import NoEstimateWarning, TasksLeftOutWarning
 from passk_lab.estimators import error_sensitivity, reliability_curve
 from passk_lab.heterogeneity import fit_betabinom, success_counts
 from passk_lab.report._board import Board, board_section
 from passk_lab.report._captions import pairs_caption
-from passk_lab.report._costs import CostPart, cost_parts, cost_table
+from passk_lab.report._costs import CostPart, cost_figures, cost_parts, cost_table
 from passk_lab.report._explained import blank_intervals, fit_terms, interval_blanks, unidentified
 from passk_lab.report._figures import Figure
 from passk_lab.report._inputs import Input, agent_errors, coverage, describing, extent
@@ -114,6 +114,8 @@ class Content:
         A sentence and the errored runs' table, when some run errored.
     costs : tuple of CostPart
         The Cost section's parts; empty without cost columns.
+    cost_figures : tuple of Figure
+        Per cost, each group's pass^k against its cost; none for one group.
     methods : tuple of (str, str)
         How the figures were computed, said once.
     tables : dict of str to DataFrame
@@ -138,14 +140,16 @@ class Content:
     explained: dict[str, tuple[str, ...]]
     errors: tuple[str, pd.DataFrame] | None
     costs: tuple[CostPart, ...]
+    cost_figures: tuple[Figure, ...]
     methods: tuple[tuple[str, str], ...]
     tables: dict[str, pd.DataFrame]
 
     @property
     def all_figures(self) -> tuple[Figure, ...]:
-        """Return every figure of the report: the leaderboard's, the decay curve, the groups'."""
+        """Return every figure of the report: the board's, the decay curve, the groups', costs'."""
         ranked = self.board.figures if self.board is not None else ()
-        return (*ranked, self.curve_figure, *(item for part in self.parts for item in part.figures))
+        groups = (item for part in self.parts for item in part.figures)
+        return (*ranked, self.curve_figure, *groups, *self.cost_figures)
 
 
 def _with_group(frame: pd.DataFrame, by: list[str], key: tuple[Hashable, ...]) -> pd.DataFrame:
@@ -289,7 +293,24 @@ def _predicted(
     }
     rows = shown[[label(name) for name in keys]].itertuples(index=False, name=None)
     past = np.array([tuple(row) in beyond for row in rows], dtype=bool)
-    return shown[~past].reset_index(drop=True), shown[past].reset_index(drop=True)
+    return _told(shown[~past]), _told(shown[past])
+
+
+def _told(table: pd.DataFrame) -> pd.DataFrame:
+    """Return a part of the predictions' table without the columns its heading makes idle.
+
+    Its "model-based" column goes where every row says the same (the heading says
+    it: model-based alone past the runs, none at the ks measured), and the
+    model's band where it is empty throughout (at the ks measured it has none).
+    """
+    texts = {column: table[column].astype("str") for column in table.columns}
+    idle = {
+        column
+        for column, text in texts.items()
+        if (column == LABELS["predicted"] and text.eq(text.iloc[0] if len(text) else "").all())
+        or (str(column).startswith(f"{LABELS['betabinom_pow_k']} ") and text.eq("").all())
+    }
+    return table[[column for column in table.columns if column not in idle]].reset_index(drop=True)
 
 
 def _beyond_said(curve: pd.DataFrame, asked: list[int], grouped: bool) -> str:
@@ -309,6 +330,11 @@ def _beyond_said(curve: pd.DataFrame, asked: list[int], grouped: bool) -> str:
     )
 
 
+def _starting(table: pd.DataFrame, prefix: str) -> pd.DataFrame:
+    """Return the columns of `table` whose labels start with `prefix`."""
+    return table[[column for column in table.columns if str(column).startswith(prefix)]]
+
+
 def _explained(
     shown: CurveTables,
     methods: pd.Series,
@@ -325,9 +351,15 @@ def _explained(
     notes: dict[str, tuple[str, ...]] = {}
     blank = interval_blanks(shown.measured, methods)
     notes["curve"] = (blank,) if blank else ()
+    naive = f"{LABELS['p_pow_k']} "
+    band = f"{LABELS['betabinom_pow_k']} "
     said = [
         "An interval of (pass@1)<sup>k</sup> is blank where fewer than 2 tasks count."
-        if any(blank_intervals(table).any() for table in predicted)
+        if any(blank_intervals(_starting(table, naive)).any() for table in predicted)
+        else None,
+        "The beta-binomial's interval is given only past every task's runs, where the model "
+        "alone speaks: a blank there is a k whose runs some task has."
+        if any(blank_intervals(_starting(table, band)).any() for table in predicted)
         else None,
         unidentified(fits, names, "The beta-binomial prediction"),
     ]
@@ -382,6 +414,7 @@ def build(given: Input, options: Options, title: str) -> Content:
             errors_table(tables["errors"], by),
         )
     costs = cost_parts(tables["costs"], given.runs, by) if "costs" in tables else ()
+    drawn = cost_figures(tables["curve"], tables["costs"], by) if "costs" in tables else ()
     fits = tables["betabinom"]
     rates = _pass_at_1(counted, codes, len(keys))
     parts = group_parts(given, counts, fits, by, rates)
@@ -411,6 +444,7 @@ def build(given: Input, options: Options, title: str) -> Content:
         ),
         errors=errors,
         costs=costs,
+        cost_figures=drawn,
         methods=_methods(curve, board, options, shown_ks),
         tables=tables,
     )

@@ -3,7 +3,9 @@
 When a runs table has ``cost_<name>`` columns, :func:`cost_table` is the
 ``costs`` file (the curve's cost columns at its ks) and :func:`cost_parts` the
 page's Cost section: per group and cost a heading, a sentence and a table, or
-only a sentence where too few runs recorded the cost to price anything.
+only a sentence where too few runs recorded the cost to price anything;
+:func:`cost_figures` draws, for two groups or more, each group's pass^k against
+its cost.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import html
 from collections.abc import Hashable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -21,10 +24,11 @@ from passk_lab._data.costs import COST_PREFIX
 from passk_lab._data.rules import is_dask_frame
 from passk_lab._data.tally import Tally
 from passk_lab._labels import label
+from passk_lab.report._figures import Figure
 from passk_lab.report._prose import group_name, num, plural
 from passk_lab.report._tables import labelled
 
-__all__ = ["CostPart", "cost_parts", "cost_table"]
+__all__ = ["CostPart", "cost_figures", "cost_parts", "cost_table"]
 
 Priced = dict[tuple[Hashable, ...], tuple[int, dict[str, int]]]
 """Per group: its runs, and per cost column how many of them recorded a cost."""
@@ -197,3 +201,33 @@ def cost_parts(table: pd.DataFrame, runs: object, by: list[str]) -> tuple[CostPa
         for name in names:
             parts.append(_part(rows, name, group_name(by, values), total, recorded[name]))
     return tuple(parts)
+
+
+def cost_figures(curve: pd.DataFrame, table: pd.DataFrame, by: list[str]) -> tuple[Figure, ...]:
+    """Return, per cost, a figure of each group's pass^k against what its runs cost.
+
+    `curve` is the report's measured curve and `table` its cost table
+    (:func:`cost_table`); the largest k is drawn. One group is one point,
+    which its table says better: none is drawn then.
+    """
+    from passk_lab import plots
+
+    if not by or curve.groupby(by, sort=False).ngroups < 2:
+        return ()
+    names = [
+        name
+        for name in table.columns
+        if name.startswith(COST_PREFIX) and not name.endswith("_per_pass_pow_k")
+    ]
+    costs = table.drop(columns="pass_pow_k")  # the curve's own, with its interval, stays
+    priced = curve.merge(costs, on=[*by, "k"], how="left", sort=False)
+    k = int(curve["k"].max())
+    return tuple(
+        Figure(
+            f"cost_reliability-{name.removeprefix(COST_PREFIX)}",
+            f"pass^k at k = {k} against what a task's {k} runs cost "
+            f"({name.removeprefix(COST_PREFIX)})",
+            partial(plots.cost_reliability, priced, k, cost=name),
+        )
+        for name in names
+    )

@@ -18,7 +18,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from passk_lab._labels import LABELS
-from passk_lab.report._captions import RHO_HAT
+from passk_lab.report._captions import RHO
 from passk_lab.report._prose import listed, num
 
 __all__ = [
@@ -113,9 +113,10 @@ def fit_terms(
     terms = {
         LABELS["mean"]: _mean_term(fits, names, pass_at_1),
         icc: (
-            f"The run-to-run correlation of a task's runs ({RHO_HAT} in the histograms' keys), "
-            "not a pass rate: 0 when every task has one pass rate and its runs pass "
-            "independently; toward 1 as each task comes to always pass or always fail."
+            f"The run-to-run correlation {RHO} of the histograms' keys (the intraclass "
+            "correlation), how alike a task's runs are, not a pass rate: 0 when every task has "
+            "one pass rate and its runs pass independently; toward 1 as each task comes to "
+            "always pass or always fail."
         ),
         "\N{GREEK SMALL LETTER ALPHA}, \N{GREEK SMALL LETTER BETA}": (
             "The shapes of the Beta distribution of the tasks' pass rates; \N{INFINITY} when the "

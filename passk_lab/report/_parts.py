@@ -10,6 +10,7 @@ the page folds each part (see :mod:`passk_lab.report._html`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable
 from dataclasses import dataclass
 from functools import partial
@@ -86,6 +87,7 @@ def curve_figure(
     caption does on the page.
     """
     from passk_lab import plots
+    from passk_lab.plots._facets import FACET_ABOVE
 
     across = f" by {', '.join(by)}" if by else ""
     heading = f"pass^k against k{across}"
@@ -96,7 +98,9 @@ def curve_figure(
     if last > max(ends, default=0):
         past = f"k = {ends.pop()}" if len(ends) == 1 else "each group's most runs"
         title = f"{heading}; past {past}, model predictions"
-    figure = Figure("decay_curve", heading, partial(plots.decay_curve, curve), title=title)
+    panels = len(most) > FACET_ABOVE  # a panel a group: taller, so that each reads
+    size = (7.2, 1.6 + 1.5 * math.ceil(len(most) / 2)) if panels else None
+    figure = Figure("decay_curve", heading, partial(plots.decay_curve, curve), size, title=title)
     return figure, decay_caption(measured, last, most)
 
 

@@ -34,6 +34,9 @@ __all__ = [
     "plural",
 ]
 
+_RHO = "\N{GREEK SMALL LETTER RHO}"
+"""The run-to-run correlation as the histograms' keys and the fit's table write it."""
+
 LIST_LIMIT = 10
 """The most items a sentence names when it lists them (tasks dropped, agents)."""
 JOINED_DASH = "\N{EN DASH}\N{WORD JOINER}"
@@ -173,7 +176,7 @@ def fit_reading(fit: pd.Series, name: str) -> str:
         rest = (
             f"the rest pass alike, each run with chance {num(fit['mean'], '.3f')}"
             if alike
-            else f"the rest differ with ICC {num(fit['icc'], '.3f')}"
+            else f"the rest differ, with run-to-run correlation {_RHO} = {num(fit['icc'], '.3f')}"
         )
         says = f"{never} of tasks never pass, {always} always pass; {rest}"
     elif np.isnan(fit["alpha"]):
@@ -187,16 +190,18 @@ def fit_reading(fit: pd.Series, name: str) -> str:
         says = (
             "the tasks look alike: the best fit is the binomial, every task with one chance "
             f"({num(fit['mean'], '.3f')}) of passing a run (\N{GREEK SMALL LETTER ALPHA} and "
-            "\N{GREEK SMALL LETTER BETA} infinite, ICC 0)"
+            f"\N{GREEK SMALL LETTER BETA} infinite, run-to-run correlation {_RHO} = 0)"
         )
     elif fit["lr_pvalue"] <= 0.05:
         says = (
-            f"tasks differ in difficulty (ICC {num(fit['icc'], '.3f')}); the binomial, which "
+            "tasks differ in difficulty (run-to-run correlation "
+            f"{_RHO} = {num(fit['icc'], '.3f')}); the binomial, which "
             f"takes them alike, is rejected (p = {p_value_text(fit['lr_pvalue'])})"
         )
     else:
         says = (
-            f"tasks may differ (ICC {num(fit['icc'], '.3f')}), but not measurably more than "
+            f"tasks may differ (run-to-run correlation {_RHO} = {num(fit['icc'], '.3f')}), but "
+            "not measurably more than "
             f"alike tasks would (p = {p_value_text(fit['lr_pvalue'])})"
         )
     if fit["rejected"]:
