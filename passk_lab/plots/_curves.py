@@ -12,35 +12,13 @@ from matplotlib.axes import Axes
 from passk_lab._labels import interval_label
 from passk_lab.plots._curve_axes import k_axis
 from passk_lab.plots._keys import STYLE_GREY, bar_key
+from passk_lab.plots._room import split_below
 from passk_lab.plots._style import PALETTE, POW_K, axes_of, literal, require_table
 
 __all__ = ["comparison"]
 
-_HEIGHTS = (3, 2)
-"""The heights of a comparison's two axes: both agents above, their difference below."""
 _PAIR_DODGE = 0.08
 """How far apart in k a comparison sets the two agents' points and error bars."""
-
-
-def _lower_axes(ax: Axes) -> Axes:
-    """Give the lower part of `ax`'s place to a new Axes sharing its k axis, and return it.
-
-    An Axes of a grid keeps the upper cell of a split of its cell (which
-    constrained layout lays out as any other); one placed by a rectangle keeps
-    the upper part of it.
-    """
-    figure = ax.get_figure()
-    assert figure is not None  # an Axes one draws on is in a figure
-    spec = ax.get_subplotspec()
-    if spec is not None:
-        grid = spec.subgridspec(2, 1, height_ratios=_HEIGHTS, hspace=0.1)
-        ax.set_subplotspec(grid[0])
-        return figure.add_subplot(grid[1], sharex=ax)
-    left, bottom, width, height = ax.get_position().bounds
-    share = _HEIGHTS[1] / sum(_HEIGHTS)
-    gap = 0.06 * height
-    ax.set_position((left, bottom + share * height + gap, width, (1 - share) * height - gap))
-    return figure.add_axes((left, bottom, width, share * height), sharex=ax)
 
 
 def comparison(
@@ -115,7 +93,7 @@ def comparison(
             f"{sorted(frame['metric'].unique())}"
         )
     ax = axes_of(ax)
-    below = _lower_axes(ax)
+    below = split_below(ax)  # both agents above, their difference below
     label = {"pass_pow_k": POW_K, "pass_at_k": "pass@k"}.get(metric, metric)
     level = interval_label(frame)
     first, second = literal(names[0]), literal(names[1])
